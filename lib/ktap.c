@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kselftest-compatible TAP output and the case table runner. */
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ktap.h"
+#include "meter.h"
+#include "opts.h"
+
+static FILE *ktap_out;
+static struct ktap_counts counts;
+static unsigned int test_num;
+
+static FILE *out(void)
+{
+	return ktap_out ? ktap_out : stdout;
+}
+
+void ktap_set_output(FILE *f)
+{
+	ktap_out = f;
+}
+
+void ktap_reset(void)
+{
+	memset(&counts, 0, sizeof(counts));
+	test_num = 0;
+}
+
+void ktap_header(void)
+{
+	fprintf(out(), "TAP version 13\n");
+	fflush(out());
+}
+
+void ktap_plan(unsigned int n)
+{
+	fprintf(out(), "1..%u\n", n);
+	fflush(out());
+}
+
+static void vmsg(const char *fmt, va_list ap)
+{
+	char buf[1024];
+	char *line, *save = NULL;
+
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	/* Every line of a multi-line message stays a diagnostic. */
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		fprintf(out(), "# %s\n", line);
+	fflush(out());
+}
+
+void ktap_print_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(fmt, ap);
+	va_end(ap);
+}
+
+/* A directive reason must stay on one line and must not contain '#'. */
+static void clean_reason(char *s)
+{
+	for (; *s; s++)
+		if (*s == '\n' || *s == '\r' || *s == '#')
+			*s = ' ';
+}
+
+static void result_line(bool ok, const char *name, const char *directive,
+			const char *reason)
+{
+	test_num++;
+	fprintf(out(), "%s %u %s", ok ? "ok" : "not ok", test_num, name);
+	if (directive)
+		fprintf(out(), " # %s%s%s", directive,
+			reason && reason[0] ? " " : "", reason ? reason : "");
+	fputc('\n', out());
+	fflush(out());
+}
+
+void ktap_pass(const char *name)
+{
+	counts.pass++;
+	result_line(true, name, NULL, NULL);
+}
+
+void ktap_fail(const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (fmt) {
+		va_start(ap, fmt);
+		vmsg(fmt, ap);
+		va_end(ap);
+	}
+	counts.fail++;
+	result_line(false, name, NULL, NULL);
+}
+
+static void directive(bool ok, const char *name, const char *dir,
+		      const char *fmt, va_list ap)
+{
+	char reason[512] = "";
+
+	if (fmt)
+		vsnprintf(reason, sizeof(reason), fmt, ap);
+	clean_reason(reason);
+	result_line(ok, name, dir, reason);
+}
+
+#define DIRECTIVE_FN(fn, field, dir)					\
+void fn(const char *name, const char *fmt, ...)				\
+{									\
+	va_list ap;							\
+									\
+	counts.field++;							\
+	va_start(ap, fmt);						\
+	directive(true, name, dir, fmt, ap);				\
+	va_end(ap);							\
+}
+
+DIRECTIVE_FN(ktap_skip, skip, "SKIP")
+DIRECTIVE_FN(ktap_xfail, xfail, "XFAIL")
+DIRECTIVE_FN(ktap_xpass, xpass, "XPASS")
+
+void ktap_result(const char *name, bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ok) {
+		ktap_pass(name);
+		return;
+	}
+	if (fmt) {
+		va_start(ap, fmt);
+		vmsg(fmt, ap);
+		va_end(ap);
+	}
+	ktap_fail(name, NULL);
+}
+
+void ktap_metric(const char *name, const struct zc_stats *s, const char *unit)
+{
+	FILE *f = out();
+	int i;
+
+	fprintf(f, "# metric %s %.6g %s n=%d min=%.6g max=%.6g cv=%.2f%%",
+		name, s->median, unit, s->n, s->min, s->max, s->cv);
+	for (i = 0; i < s->n; i++)
+		fprintf(f, "%s%.6g", i ? "," : " samples=", s->samples[i]);
+	fputc('\n', f);
+	fflush(f);
+}
+
+void ktap_metric_value(const char *name, double v, const char *unit)
+{
+	fprintf(out(), "# metric %s %.6g %s n=1 min=%.6g max=%.6g cv=0.00%% samples=%.6g\n",
+		name, v, unit, v, v, v);
+	fflush(out());
+}
+
+void ktap_zcmode(const char *name, unsigned long zerocopy, unsigned long copied)
+{
+	const char *mode = "mixed";
+
+	if (!copied && !zerocopy)
+		mode = "none";
+	else if (!copied && zerocopy)
+		mode = "zerocopy";
+	else if (copied && !zerocopy)
+		mode = "copied";
+	fprintf(out(), "# zcmode %s %s zerocopy=%lu copied=%lu\n", name, mode,
+		zerocopy, copied);
+	fflush(out());
+}
+
+const struct ktap_counts *ktap_counts(void)
+{
+	return &counts;
+}
+
+unsigned int ktap_reported(void)
+{
+	return test_num;
+}
+
+int ktap_exit_code(const struct ktap_counts *c)
+{
+	if (c->fail || c->error)
+		return KSFT_FAIL;
+	if (c->pass)
+		return KSFT_PASS;
+	if (c->xpass)
+		return KSFT_XPASS;
+	if (c->xfail)
+		return KSFT_XFAIL;
+	if (c->skip)
+		return KSFT_SKIP;
+	return KSFT_PASS;
+}
+
+int ktap_finish(void)
+{
+	fprintf(out(), "# Totals: pass:%u fail:%u xfail:%u xpass:%u skip:%u error:%u\n",
+		counts.pass, counts.fail, counts.xfail, counts.xpass,
+		counts.skip, counts.error);
+	fflush(out());
+	return ktap_exit_code(&counts);
+}
+
+void ktap_exit_skip_all(const char *fmt, ...)
+{
+	char reason[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	clean_reason(reason);
+	ktap_header();
+	fprintf(out(), "1..0 # SKIP %s\n", reason);
+	fflush(out());
+	exit(KSFT_SKIP);
+}
+
+void ktap_exit_fail_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(fmt, ap);
+	va_end(ap);
+	counts.error++;
+	exit(ktap_finish());
+}
+
+bool zc_case_selected(const struct zc_opts *o, const char *name)
+{
+	int i;
+
+	if (!o || !o->npatterns)
+		return true;
+	/* A pattern matches as a glob, or as a plain substring. */
+	for (i = 0; i < o->npatterns; i++) {
+		if (!fnmatch(o->patterns[i], name, 0))
+			return true;
+		if (!strpbrk(o->patterns[i], "*?[") &&
+		    strstr(name, o->patterns[i]))
+			return true;
+	}
+	return false;
+}
+
+static unsigned int count_selected(const struct zc_case *cases, size_t n,
+				   const struct zc_opts *o)
+{
+	unsigned int cnt = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		cnt += zc_case_selected(o, cases[i].name);
+	return cnt;
+}
+
+void zc_list_cases(const struct zc_case *cases, size_t n,
+		   const struct zc_opts *o)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (zc_case_selected(o, cases[i].name))
+			printf("%s\n", cases[i].name);
+}
+
+static int no_case_selected(const struct zc_opts *o)
+{
+	fprintf(stderr, "%s: no case matches the given -t pattern\n",
+		o && o->desc ? o->desc->name : "test");
+	return KSFT_FAIL;
+}
+
+int zc_run_cases(const struct zc_case *cases, size_t n,
+		 const struct zc_opts *o, void *ctx)
+{
+	unsigned int planned = count_selected(cases, n, o);
+	size_t i;
+
+	if (!planned)
+		return no_case_selected(o);
+	ktap_header();
+	ktap_plan(planned);
+	for (i = 0; i < n; i++) {
+		unsigned int before = ktap_reported();
+
+		if (!zc_case_selected(o, cases[i].name))
+			continue;
+		cases[i].fn(&cases[i], ctx);
+		if (ktap_reported() == before)
+			ktap_fail(cases[i].name, "case reported no result");
+		else if (ktap_reported() != before + 1)
+			counts.error++;
+	}
+	return ktap_finish();
+}
+
+int zc_skip_cases(const struct zc_case *cases, size_t n,
+		  const struct zc_opts *o, const char *fmt, ...)
+{
+	unsigned int planned = count_selected(cases, n, o);
+	char reason[512];
+	va_list ap;
+	size_t i;
+
+	if (!planned)
+		return no_case_selected(o);
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	ktap_header();
+	ktap_plan(planned);
+	for (i = 0; i < n; i++)
+		if (zc_case_selected(o, cases[i].name))
+			ktap_skip(cases[i].name, "%s", reason);
+	return ktap_finish();
+}

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kselftest-compatible TAP output, metric lines and the case table every
+ * test binary runs through.
+ */
+#ifndef ZC_KTAP_H
+#define ZC_KTAP_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* kselftest exit codes */
+#define KSFT_PASS	0
+#define KSFT_FAIL	1
+#define KSFT_XFAIL	2
+#define KSFT_XPASS	3
+#define KSFT_SKIP	4
+
+struct zc_stats;
+struct zc_opts;
+
+struct ktap_counts {
+	unsigned int pass, fail, xfail, xpass, skip, error;
+};
+
+/* Redirect output (unit tests); NULL means stdout. */
+void ktap_set_output(FILE *out);
+void ktap_reset(void);
+void ktap_header(void);
+void ktap_plan(unsigned int n);
+void ktap_print_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+void ktap_pass(const char *name);
+void ktap_fail(const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void ktap_skip(const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void ktap_xfail(const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void ktap_xpass(const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* pass when ok, otherwise fail with the reason */
+void ktap_result(const char *name, bool ok, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * One metric line, the grammar documented in README:
+ * # metric NAME MEDIAN UNIT n=N min=MIN max=MAX cv=CV% samples=S1,S2,...
+ */
+void ktap_metric(const char *name, const struct zc_stats *s, const char *unit);
+/* A single derived figure (a ratio of two medians): n=1, no spread. */
+void ktap_metric_value(const char *name, double v, const char *unit);
+/*
+ * Copy verdict of a case for the comparison tool:
+ * # zcmode NAME zerocopy|copied|mixed
+ */
+void ktap_zcmode(const char *name, unsigned long zerocopy, unsigned long copied);
+
+const struct ktap_counts *ktap_counts(void);
+unsigned int ktap_reported(void);
+/* Totals line; returns the kselftest exit code for the counts. */
+int ktap_finish(void);
+int ktap_exit_code(const struct ktap_counts *c);
+
+/* Whole-binary skip/fail before any case could run. */
+void __attribute__((noreturn)) ktap_exit_skip_all(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+void __attribute__((noreturn)) ktap_exit_fail_msg(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+/* Case table */
+struct zc_case;
+typedef void (*zc_case_fn)(const struct zc_case *c, void *ctx);
+
+struct zc_case {
+	const char *name;	/* stable identifier, e.g. "udp4.sendzc.pairing" */
+	zc_case_fn fn;		/* must report exactly one result for c->name */
+	const void *arg;
+};
+
+bool zc_case_selected(const struct zc_opts *o, const char *name);
+void zc_list_cases(const struct zc_case *cases, size_t n,
+		   const struct zc_opts *o);
+/*
+ * Print header and plan for the selected cases, run them, print totals.
+ * A case that reports nothing is failed. Returns the kselftest exit code.
+ */
+int zc_run_cases(const struct zc_case *cases, size_t n,
+		 const struct zc_opts *o, void *ctx);
+/* Every selected case skipped for one reason (keeps case names stable). */
+int zc_skip_cases(const struct zc_case *cases, size_t n,
+		  const struct zc_opts *o, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+#endif

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Bounded timed loops, CPU accounting, repeats and their statistics. */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ktap.h"
+#include "meter.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void zc_stats_compute(struct zc_stats *s, const double *v, int n)
+{
+	double sorted[ZC_MAX_SAMPLES], sum = 0, var = 0;
+	int i;
+
+	memset(s, 0, sizeof(*s));
+	if (n > ZC_MAX_SAMPLES)
+		n = ZC_MAX_SAMPLES;
+	if (n <= 0)
+		return;
+	s->n = n;
+	memcpy(s->samples, v, n * sizeof(*v));
+	memcpy(sorted, v, n * sizeof(*v));
+	qsort(sorted, n, sizeof(*sorted), cmp_double);
+	s->min = sorted[0];
+	s->max = sorted[n - 1];
+	s->median = n % 2 ? sorted[n / 2] :
+		(sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+	for (i = 0; i < n; i++)
+		sum += v[i];
+	s->mean = sum / n;
+	for (i = 0; i < n; i++)
+		var += (v[i] - s->mean) * (v[i] - s->mean);
+	/* Sample standard deviation; a single sample has no spread. */
+	if (n > 1 && s->mean != 0)
+		s->cv = 100.0 * sqrt(var / (n - 1)) / fabs(s->mean);
+}
+
+double zc_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+double zc_cpu_self(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 +
+	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
+}
+
+double zc_softirq_cpu(void)
+{
+	unsigned long long v[8] = {};
+	long hz = sysconf(_SC_CLK_TCK);
+	FILE *f = fopen("/proc/stat", "r");
+	int n;
+
+	if (!f)
+		return 0;
+	/* cpu user nice system idle iowait irq softirq */
+	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1],
+		   &v[2], &v[3], &v[4], &v[5], &v[6]);
+	fclose(f);
+	if (n != 7 || hz <= 0)
+		return 0;
+	return (double)v[6] / hz;
+}
+
+struct sample {
+	double secs, cpu, softirq;
+	uint64_t bytes, pkts;
+};
+
+static int run_for(const struct zc_meter_cfg *cfg, double secs,
+		   zc_step_fn step, void *arg, struct sample *s)
+{
+	uint64_t max = cfg->max_steps ? cfg->max_steps : 1ULL << 40;
+	double t0 = zc_now(), c0 = zc_cpu_self(), q0 = zc_softirq_cpu();
+	double deadline = t0 + secs;
+	uint64_t i;
+	int ret = 0;
+
+	memset(s, 0, sizeof(*s));
+	for (i = 0; i < max; i++) {
+		ret = step(arg, &s->bytes, &s->pkts);
+		if (ret)
+			break;
+		/* The clock is cheap (vDSO) next to any send. */
+		if (zc_now() >= deadline)
+			break;
+	}
+	s->secs = zc_now() - t0;
+	s->cpu = zc_cpu_self() - c0;
+	s->softirq = zc_softirq_cpu() - q0;
+	return ret < 0 ? ret : 0;
+}
+
+static void fill_rate(struct zc_rate *r, const struct sample *s, int n)
+{
+	double mbps[ZC_MAX_SAMPLES], mpps[ZC_MAX_SAMPLES];
+	double cpb[ZC_MAX_SAMPLES], nspp[ZC_MAX_SAMPLES], sq[ZC_MAX_SAMPLES];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		double secs = s[i].secs > 0 ? s[i].secs : 1e-9;
+		double gb = s[i].bytes / 1e9;
+
+		mbps[i] = s[i].bytes / secs / 1e6;
+		mpps[i] = s[i].pkts / secs / 1e6;
+		cpb[i] = gb > 0 ? s[i].cpu / gb : 0;
+		sq[i] = gb > 0 ? s[i].softirq / gb : 0;
+		nspp[i] = s[i].pkts ? s[i].cpu * 1e9 / s[i].pkts : 0;
+		r->bytes += s[i].bytes;
+		r->pkts += s[i].pkts;
+	}
+	zc_stats_compute(&r->mbps, mbps, n);
+	zc_stats_compute(&r->mpps, mpps, n);
+	zc_stats_compute(&r->cpu_per_gb, cpb, n);
+	zc_stats_compute(&r->ns_per_pkt, nspp, n);
+	zc_stats_compute(&r->softirq_per_gb, sq, n);
+}
+
+int zc_measure(const struct zc_meter_cfg *cfg, zc_step_fn step, void *arg,
+	       struct zc_rate *out)
+{
+	struct sample s[ZC_MAX_SAMPLES], warm;
+	int n = cfg->repeat, i, ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (n < 1)
+		n = 1;
+	if (n > ZC_MAX_SAMPLES)
+		n = ZC_MAX_SAMPLES;
+	if (cfg->warmup > 0) {
+		ret = run_for(cfg, cfg->warmup, step, arg, &warm);
+		if (ret)
+			goto out;
+	}
+	for (i = 0; i < n; i++) {
+		ret = run_for(cfg, cfg->duration, step, arg, &s[i]);
+		if (ret)
+			goto out;
+	}
+	fill_rate(out, s, n);
+out:
+	out->err = ret;
+	return ret;
+}
+
+void zc_report_rate(const char *prefix, const struct zc_rate *r, bool pkts_based)
+{
+	char name[256];
+
+	if (pkts_based) {
+		snprintf(name, sizeof(name), "%s.pps", prefix);
+		ktap_metric(name, &r->mpps, "Mpps");
+		snprintf(name, sizeof(name), "%s.cpu_ns", prefix);
+		ktap_metric(name, &r->ns_per_pkt, "ns/pkt");
+		return;
+	}
+	snprintf(name, sizeof(name), "%s.throughput", prefix);
+	ktap_metric(name, &r->mbps, "MB/s");
+	snprintf(name, sizeof(name), "%s.cpu", prefix);
+	ktap_metric(name, &r->cpu_per_gb, "cpu-s/GB");
+	/* System-wide: softirq work done for us may run on any CPU. */
+	snprintf(name, sizeof(name), "%s.softirq", prefix);
+	ktap_metric(name, &r->softirq_per_gb, "cpu-s/GB");
+}
+
+int zc_pin_cpu(int cpu)
+{
+	cpu_set_t set;
+	int ret;
+
+	if (cpu < 0)
+		return 0;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	ret = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	return -ret;
+}
+
+void zc_default_cpus(int *cpu_tx, int *cpu_rx)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	*cpu_tx = 0;
+	*cpu_rx = n >= 2 ? 1 : 0;
+}

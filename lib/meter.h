@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Bounded timed loops, CPU accounting, repeats and their statistics. */
+#ifndef ZC_METER_H
+#define ZC_METER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define ZC_MAX_SAMPLES	100
+
+struct zc_stats {
+	int n;
+	double median, min, max, mean, cv;	/* cv in percent */
+	double samples[ZC_MAX_SAMPLES];
+};
+
+/* Sort a copy and fill median/min/max/mean/cv; n is clamped to ZC_MAX_SAMPLES. */
+void zc_stats_compute(struct zc_stats *s, const double *v, int n);
+
+double zc_now(void);			/* CLOCK_MONOTONIC seconds */
+double zc_cpu_self(void);		/* user+sys of this process, seconds */
+double zc_softirq_cpu(void);		/* softirq seconds, all CPUs (/proc/stat) */
+
+/*
+ * One step of the measured body. Adds what it moved to *bytes and *pkts.
+ * Returns 0 to go on, 1 to stop early (done), negative errno on failure.
+ */
+typedef int (*zc_step_fn)(void *arg, uint64_t *bytes, uint64_t *pkts);
+
+struct zc_meter_cfg {
+	double duration;	/* seconds per repeat */
+	double warmup;		/* seconds before the first repeat */
+	int repeat;
+	uint64_t max_steps;	/* per repeat; 0 means 1 << 40 */
+};
+
+struct zc_rate {
+	struct zc_stats mbps;		/* MB/s (1e6 bytes) */
+	struct zc_stats mpps;		/* Mpps */
+	struct zc_stats cpu_per_gb;	/* process CPU seconds per GB */
+	struct zc_stats ns_per_pkt;	/* process CPU ns per packet */
+	struct zc_stats softirq_per_gb;	/* system-wide softirq s per GB */
+	uint64_t bytes, pkts;		/* totals over measured repeats */
+	int err;			/* first negative step return */
+};
+
+/*
+ * Warm up, then run `repeat` repeats of at most `duration` seconds and
+ * max_steps steps each. Returns 0 or the step's negative errno.
+ */
+int zc_measure(const struct zc_meter_cfg *cfg, zc_step_fn step, void *arg,
+	       struct zc_rate *out);
+
+/*
+ * Report a rate: "<prefix>.throughput" MB/s, "<prefix>.cpu" cpu-s/GB
+ * and "<prefix>.softirq" (system-wide softirq cpu-s/GB), or "<prefix>.pps"
+ * Mpps and "<prefix>.cpu_ns" ns/pkt when pkts_based.
+ */
+void zc_report_rate(const char *prefix, const struct zc_rate *r, bool pkts_based);
+
+/* Pin the calling thread to a CPU; -1 is a no-op. Returns 0 or -errno. */
+int zc_pin_cpu(int cpu);
+/* Default tx/rx CPUs: distinct when there are two or more. */
+void zc_default_cpus(int *cpu_tx, int *cpu_rx);
+
+#endif

@@ -1,0 +1,496 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Namespaces held by fd, veth, addresses and neighbours over raw
+ * rtnetlink, tc attach through libbpf.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <linux/if_ether.h>
+#include <linux/if_link.h>
+#include <linux/neighbour.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/veth.h>
+#include <bpf/libbpf.h>
+
+#include "netns.h"
+
+#define NL_BUF	4096
+
+struct nl_req {
+	struct nlmsghdr *n;
+	char buf[NL_BUF];
+};
+
+const char *zc_name_suffix(void)
+{
+	static char suffix[16];
+	const char *extra;
+
+	if (!suffix[0]) {
+		/* Helpers and parallel runners may add a tag of their own. */
+		extra = getenv("ZC_NAME_SUFFIX");
+		snprintf(suffix, sizeof(suffix), "%d%.3s", (int)getpid(),
+			 extra ? extra : "");
+	}
+	return suffix;
+}
+
+static struct nlmsghdr *nl_init(struct nl_req *r, int type, int flags,
+				const void *hdr, size_t hlen)
+{
+	memset(r->buf, 0, sizeof(r->buf));
+	r->n = (struct nlmsghdr *)r->buf;
+	r->n->nlmsg_len = NLMSG_LENGTH(hlen);
+	r->n->nlmsg_type = type;
+	r->n->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | flags;
+	memcpy(NLMSG_DATA(r->n), hdr, hlen);
+	return r->n;
+}
+
+static struct rtattr *nl_put(struct nl_req *r, int type, const void *data,
+			     size_t len)
+{
+	struct rtattr *rta;
+	size_t need = NLMSG_ALIGN(r->n->nlmsg_len) + RTA_SPACE(len);
+
+	if (need > sizeof(r->buf))
+		return NULL;
+	rta = (struct rtattr *)(r->buf + NLMSG_ALIGN(r->n->nlmsg_len));
+	rta->rta_type = type;
+	rta->rta_len = RTA_LENGTH(len);
+	if (len)
+		memcpy(RTA_DATA(rta), data, len);
+	r->n->nlmsg_len = need;
+	return rta;
+}
+
+static void nl_nest_end(struct nl_req *r, struct rtattr *nest)
+{
+	nest->rta_len = r->buf + r->n->nlmsg_len - (char *)nest;
+}
+
+static int nl_talk(struct nl_req *r)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	char ans[NL_BUF];
+	struct nlmsghdr *h;
+	int fd, ret;
+	ssize_t len;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0)
+		return -errno;
+	if (sendto(fd, r->buf, r->n->nlmsg_len, 0, (struct sockaddr *)&sa,
+		   sizeof(sa)) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	len = recv(fd, ans, sizeof(ans), 0);
+	if (len < 0) {
+		ret = -errno;
+		goto out;
+	}
+	ret = -EPROTO;
+	for (h = (struct nlmsghdr *)ans; NLMSG_OK(h, (size_t)len);
+	     h = NLMSG_NEXT(h, len)) {
+		if (h->nlmsg_type == NLMSG_ERROR) {
+			ret = ((struct nlmsgerr *)NLMSG_DATA(h))->error;
+			break;
+		}
+	}
+out:
+	close(fd);
+	return ret;
+}
+
+static int link_change(int ifindex, unsigned int flags, unsigned int change,
+		       int mtu)
+{
+	struct ifinfomsg ifi = {
+		.ifi_family = AF_UNSPEC, .ifi_index = ifindex,
+		.ifi_flags = flags, .ifi_change = change,
+	};
+	struct nl_req r;
+
+	nl_init(&r, RTM_NEWLINK, 0, &ifi, sizeof(ifi));
+	if (mtu > 0)
+		nl_put(&r, IFLA_MTU, &mtu, sizeof(mtu));
+	return nl_talk(&r);
+}
+
+int zc_link_set_up(int ifindex, bool up)
+{
+	return link_change(ifindex, up ? IFF_UP : 0, IFF_UP, 0);
+}
+
+int zc_link_set_mtu(int ifindex, int mtu)
+{
+	return link_change(ifindex, 0, 0, mtu);
+}
+
+int zc_link_del(int ifindex)
+{
+	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC, .ifi_index = ifindex };
+	struct nl_req r;
+
+	nl_init(&r, RTM_DELLINK, 0, &ifi, sizeof(ifi));
+	return nl_talk(&r);
+}
+
+int zc_veth_add(const char *name, const char *peer, int peer_nsfd, int mtu)
+{
+	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC };
+	struct rtattr *linkinfo, *data, *peerinfo;
+	struct nl_req r;
+
+	nl_init(&r, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, &ifi, sizeof(ifi));
+	nl_put(&r, IFLA_IFNAME, name, strlen(name) + 1);
+	if (mtu > 0)
+		nl_put(&r, IFLA_MTU, &mtu, sizeof(mtu));
+	linkinfo = nl_put(&r, IFLA_LINKINFO, NULL, 0);
+	nl_put(&r, IFLA_INFO_KIND, "veth", 4);
+	data = nl_put(&r, IFLA_INFO_DATA, NULL, 0);
+	peerinfo = nl_put(&r, VETH_INFO_PEER, &ifi, sizeof(ifi));
+	nl_put(&r, IFLA_IFNAME, peer, strlen(peer) + 1);
+	if (mtu > 0)
+		nl_put(&r, IFLA_MTU, &mtu, sizeof(mtu));
+	if (peer_nsfd >= 0)
+		nl_put(&r, IFLA_NET_NS_FD, &peer_nsfd, sizeof(peer_nsfd));
+	nl_nest_end(&r, peerinfo);
+	nl_nest_end(&r, data);
+	nl_nest_end(&r, linkinfo);
+	return nl_talk(&r);
+}
+
+int zc_addr_add(int ifindex, int family, const void *addr, int prefix)
+{
+	struct ifaddrmsg ifa = {
+		.ifa_family = family, .ifa_prefixlen = prefix,
+		.ifa_index = ifindex,
+		/* No duplicate address detection: the address is usable at once. */
+		.ifa_flags = family == AF_INET6 ? IFA_F_NODAD : 0,
+	};
+	size_t alen = family == AF_INET ? 4 : 16;
+	struct nl_req r;
+
+	nl_init(&r, RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL, &ifa, sizeof(ifa));
+	nl_put(&r, IFA_LOCAL, addr, alen);
+	nl_put(&r, IFA_ADDRESS, addr, alen);
+	return nl_talk(&r);
+}
+
+int zc_neigh_add(int ifindex, int family, const void *addr,
+		 const unsigned char *mac)
+{
+	struct ndmsg nd = {
+		.ndm_family = family, .ndm_ifindex = ifindex,
+		.ndm_state = NUD_PERMANENT,
+	};
+	struct nl_req r;
+
+	nl_init(&r, RTM_NEWNEIGH, NLM_F_CREATE | NLM_F_REPLACE, &nd, sizeof(nd));
+	nl_put(&r, NDA_DST, addr, family == AF_INET ? 4 : 16);
+	nl_put(&r, NDA_LLADDR, mac, 6);
+	return nl_talk(&r);
+}
+
+static int current_netns(void)
+{
+	int fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int zc_netns_enter(int nsfd)
+{
+	return setns(nsfd, CLONE_NEWNET) ? -errno : 0;
+}
+
+int zc_netns_run(int nsfd, int (*fn)(void *arg), void *arg)
+{
+	int self = current_netns(), ret;
+
+	if (self < 0)
+		return self;
+	ret = zc_netns_enter(nsfd);
+	if (!ret) {
+		ret = fn(arg);
+		if (zc_netns_enter(self)) {
+			/* Staying in the wrong namespace would misdirect traffic. */
+			perror("setns back");
+			abort();
+		}
+	}
+	close(self);
+	return ret;
+}
+
+int zc_netns_new(void)
+{
+	int self = current_netns(), fd = -1, ret;
+
+	if (self < 0)
+		return self;
+	if (unshare(CLONE_NEWNET)) {
+		ret = -errno;
+		goto out;
+	}
+	fd = current_netns();
+	ret = fd < 0 ? fd : zc_link_set_up(1, true);
+	if (zc_netns_enter(self)) {
+		perror("setns back");
+		abort();
+	}
+	if (ret && fd >= 0) {
+		close(fd);
+		fd = -1;
+	}
+out:
+	close(self);
+	return fd >= 0 ? fd : ret;
+}
+
+struct sock_args {
+	int domain, type, proto;
+};
+
+static int sock_in_ns(void *arg)
+{
+	struct sock_args *a = arg;
+	int fd = socket(a->domain, a->type | SOCK_CLOEXEC, a->proto);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int zc_socket_in(int nsfd, int domain, int type, int proto)
+{
+	struct sock_args a = { domain, type, proto };
+
+	return zc_netns_run(nsfd, sock_in_ns, &a);
+}
+
+int zc_open_tap(int nsfd)
+{
+	return zc_socket_in(nsfd, AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
+}
+
+static int read_mac(const char *ifname, unsigned char *mac)
+{
+	struct ifreq ifr = {};
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	if (ioctl(fd, SIOCGIFHWADDR, &ifr))
+		ret = -errno;
+	else
+		memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+	close(fd);
+	return ret;
+}
+
+/* Runs inside one side's namespace: ifindex, mac, addresses, up. */
+static int side_config(void *arg)
+{
+	struct zc_side *s = arg;
+	int ret;
+
+	s->ifindex = if_nametoindex(s->ifname);
+	if (!s->ifindex)
+		return -errno;
+	ret = read_mac(s->ifname, s->mac);
+	if (!ret)
+		ret = zc_addr_add(s->ifindex, AF_INET, &s->addr4, 24);
+	if (!ret)
+		ret = zc_addr_add(s->ifindex, AF_INET6, &s->addr6, 64);
+	if (!ret)
+		ret = zc_link_set_up(s->ifindex, true);
+	return ret;
+}
+
+struct neigh_args {
+	struct zc_side *self;
+	const struct zc_side *peer;
+};
+
+/* Static neighbours: no ARP/ND traffic, no first-packet delay in rates. */
+static int side_neigh(void *arg)
+{
+	struct neigh_args *a = arg;
+	int ret;
+
+	ret = zc_neigh_add(a->self->ifindex, AF_INET, &a->peer->addr4,
+			   a->peer->mac);
+	if (!ret)
+		ret = zc_neigh_add(a->self->ifindex, AF_INET6, &a->peer->addr6,
+				   a->peer->mac);
+	return ret;
+}
+
+struct veth_args {
+	struct zc_topo *t;
+	int mtu;
+};
+
+static int make_veth(void *arg)
+{
+	struct veth_args *v = arg;
+
+	return zc_veth_add(v->t->a.ifname, v->t->b.ifname, v->t->b.nsfd, v->mtu);
+}
+
+static void side_init(struct zc_side *s, char tag, const char *a4,
+		      const char *a6)
+{
+	snprintf(s->ifname, sizeof(s->ifname), "zc%.12s%c", zc_name_suffix(), tag);
+	inet_pton(AF_INET, a4, &s->addr4);
+	inet_pton(AF_INET6, a6, &s->addr6);
+}
+
+static int topo_build(struct zc_topo *t, int mtu, const char **step)
+{
+	struct veth_args v = { t, mtu };
+	struct neigh_args na = { &t->a, &t->b }, nb = { &t->b, &t->a };
+	int ret;
+
+	*step = "create namespace";
+	t->a.nsfd = zc_netns_new();
+	if (t->a.nsfd < 0)
+		return t->a.nsfd;
+	t->b.nsfd = zc_netns_new();
+	if (t->b.nsfd < 0)
+		return t->b.nsfd;
+	*step = "create veth";
+	ret = zc_netns_run(t->a.nsfd, make_veth, &v);
+	if (ret)
+		return ret;
+	*step = "configure veth";
+	ret = zc_netns_run(t->a.nsfd, side_config, &t->a);
+	if (!ret)
+		ret = zc_netns_run(t->b.nsfd, side_config, &t->b);
+	if (ret)
+		return ret;
+	*step = "add neighbours";
+	ret = zc_netns_run(t->a.nsfd, side_neigh, &na);
+	if (!ret)
+		ret = zc_netns_run(t->b.nsfd, side_neigh, &nb);
+	return ret;
+}
+
+static void inject_tap(struct zc_topo *t)
+{
+	const char *env = getenv("ZC_INJECT_TAP");
+
+	if (!env || strcmp(env, "1"))
+		return;
+	t->inject_tap_fd = zc_open_tap(t->a.nsfd);
+	printf("# ZC_INJECT_TAP=1: packet tap open in the sender namespace (%s)\n",
+	       t->inject_tap_fd >= 0 ? "ok" : strerror(-t->inject_tap_fd));
+}
+
+int zc_topo_setup(struct zc_topo *t, int mtu, char *err, size_t errlen)
+{
+	const char *step = "";
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	t->a.nsfd = t->b.nsfd = t->inject_tap_fd = -1;
+	t->origin_nsfd = -1;
+	t->mtu = mtu;
+	side_init(&t->a, 'a', ZC_ADDR4_A, ZC_ADDR6_A);
+	side_init(&t->b, 'b', ZC_ADDR4_B, ZC_ADDR6_B);
+	ret = topo_build(t, mtu, &step);
+	if (ret) {
+		snprintf(err, errlen, "topology: %s: %s", step, strerror(-ret));
+		zc_topo_teardown(t);
+		return ret;
+	}
+	inject_tap(t);
+	return 0;
+}
+
+void zc_topo_teardown(struct zc_topo *t)
+{
+	/* The veth pair and all in the namespaces go with their last fd. */
+	if (t->inject_tap_fd >= 0)
+		close(t->inject_tap_fd);
+	if (t->a.nsfd >= 0)
+		close(t->a.nsfd);
+	if (t->b.nsfd >= 0)
+		close(t->b.nsfd);
+	t->a.nsfd = t->b.nsfd = t->inject_tap_fd = -1;
+}
+
+struct mtu_args {
+	int ifindex, mtu;
+};
+
+static int set_mtu_in(void *arg)
+{
+	struct mtu_args *m = arg;
+
+	return zc_link_set_mtu(m->ifindex, m->mtu);
+}
+
+int zc_topo_set_mtu(struct zc_topo *t, int mtu)
+{
+	struct mtu_args ma = { t->a.ifindex, mtu }, mb = { t->b.ifindex, mtu };
+	int ret;
+
+	ret = zc_netns_run(t->a.nsfd, set_mtu_in, &ma);
+	if (!ret)
+		ret = zc_netns_run(t->b.nsfd, set_mtu_in, &mb);
+	if (!ret)
+		t->mtu = mtu;
+	return ret;
+}
+
+struct tc_args {
+	int ifindex, prog_fd;
+	bool ingress, detach;
+};
+
+static int tc_in_ns(void *arg)
+{
+	struct tc_args *a = arg;
+	DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = a->ifindex,
+			    .attach_point = a->ingress ? BPF_TC_INGRESS : BPF_TC_EGRESS);
+	DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .handle = 1, .priority = 1,
+			    .prog_fd = a->prog_fd);
+	int ret;
+
+	if (a->detach) {
+		opts.prog_fd = 0;
+		return bpf_tc_detach(&hook, &opts);
+	}
+	ret = bpf_tc_hook_create(&hook);
+	if (ret && ret != -EEXIST)
+		return ret;
+	opts.flags = BPF_TC_F_REPLACE;
+	return bpf_tc_attach(&hook, &opts);
+}
+
+int zc_tc_attach(int nsfd, int ifindex, int prog_fd, bool ingress)
+{
+	struct tc_args a = { ifindex, prog_fd, ingress, false };
+
+	return zc_netns_run(nsfd, tc_in_ns, &a);
+}
+
+int zc_tc_detach(int nsfd, int ifindex, bool ingress)
+{
+	struct tc_args a = { ifindex, 0, ingress, true };
+
+	return zc_netns_run(nsfd, tc_in_ns, &a);
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Two network namespaces joined by a veth pair. The namespaces have no
+ * name in /run/netns: they are held by file descriptors only, so they and
+ * everything in them (veth, qdiscs, filters, XDP programs, sysctls)
+ * disappear with the process, even on SIGKILL.
+ */
+#ifndef ZC_NETNS_H
+#define ZC_NETNS_H
+
+#include <stdbool.h>
+#include <netinet/in.h>
+
+struct zc_side {
+	int nsfd;			/* namespace fd */
+	int ifindex;			/* veth end's ifindex inside nsfd */
+	char ifname[16];		/* "zc<suffix>a" / "zc<suffix>b" */
+	struct in_addr addr4;		/* 198.18.x.1 / .2 */
+	struct in6_addr addr6;		/* 2001:db8:x::1 / ::2 */
+	unsigned char mac[6];
+};
+
+struct zc_topo {
+	struct zc_side a, b;		/* a sends, b receives, by convention */
+	int mtu;
+	int origin_nsfd;		/* namespace the process started in */
+	int inject_tap_fd;		/* ZC_INJECT_TAP=1: packet tap in a's ns */
+};
+
+/* Fixed addresses: every topology lives in its own namespaces. */
+#define ZC_ADDR4_A	"198.18.0.1"
+#define ZC_ADDR4_B	"198.18.0.2"
+#define ZC_ADDR6_A	"2001:db8::1"
+#define ZC_ADDR6_B	"2001:db8::2"
+
+/* Per-process name suffix ("<pid>" or "<pid>x" with ZC_NAME_SUFFIX). */
+const char *zc_name_suffix(void);
+
+/* New unnamed namespace with lo up; returns fd or -errno. */
+int zc_netns_new(void);
+/* Enter nsfd in the calling thread; returns 0 or -errno. */
+int zc_netns_enter(int nsfd);
+/* Run fn(arg) inside nsfd and come back; returns fn's value or -errno. */
+int zc_netns_run(int nsfd, int (*fn)(void *arg), void *arg);
+
+/*
+ * Create both namespaces, the veth pair, addresses (IPv4 /24 and IPv6 /64,
+ * nodad), static neighbour entries both ways, MTU, links up. On failure
+ * everything made so far is gone and a one-line reason is in err.
+ */
+int zc_topo_setup(struct zc_topo *t, int mtu, char *err, size_t errlen);
+void zc_topo_teardown(struct zc_topo *t);
+int zc_topo_set_mtu(struct zc_topo *t, int mtu);
+
+/* Socket in a namespace (socket() inside nsfd). Returns fd or -errno. */
+int zc_socket_in(int nsfd, int domain, int type, int proto);
+
+/* rtnetlink helpers, each acting in the calling thread's namespace. */
+int zc_link_set_up(int ifindex, bool up);
+int zc_link_set_mtu(int ifindex, int mtu);
+int zc_link_del(int ifindex);
+/* veth pair: `name` here, `peer` moved into peer_nsfd (-1: stay here). */
+int zc_veth_add(const char *name, const char *peer, int peer_nsfd, int mtu);
+int zc_addr_add(int ifindex, int family, const void *addr, int prefix);
+int zc_neigh_add(int ifindex, int family, const void *addr,
+		 const unsigned char *mac);
+
+/*
+ * Open a packet tap (AF_PACKET, ETH_P_ALL, unbound) in nsfd, as the
+ * ZC_INJECT_TAP=1 switch does for every topology. Returns fd or -errno.
+ */
+int zc_open_tap(int nsfd);
+
+/*
+ * Attach a sched_cls program at clsact ingress (or egress) of ifindex in
+ * nsfd, through libbpf's TC API. The qdisc goes with the namespace.
+ */
+int zc_tc_attach(int nsfd, int ifindex, int prog_fd, bool ingress);
+int zc_tc_detach(int nsfd, int ifindex, bool ingress);
+
+#endif

@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0
+/* What the running kernel and process can do, each with a SKIP reason. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <zlib.h>
+#include <bpf/btf.h>
+
+#include "compat.h"
+#include "probe.h"
+
+#define MAX_CONFIG	8192
+
+struct config_ent {
+	char name[64];
+	char val;
+};
+
+static struct config_ent *config;
+static int nconfig = -1;
+
+bool zc_have_cap(cap_value_t cap)
+{
+	cap_flag_value_t v = CAP_CLEAR;
+	cap_t caps = cap_get_proc();
+
+	if (!caps)
+		return false;
+	if (cap_get_flag(caps, cap, CAP_EFFECTIVE, &v))
+		v = CAP_CLEAR;
+	cap_free(caps);
+	return v == CAP_SET;
+}
+
+static const char *cap_label(cap_value_t cap)
+{
+	static char buf[32];
+	char *name = cap_to_name(cap);
+	size_t i;
+
+	snprintf(buf, sizeof(buf), "%s", name ? name : "cap_unknown");
+	cap_free(name);
+	for (i = 0; buf[i]; i++)
+		buf[i] = buf[i] >= 'a' && buf[i] <= 'z' ? buf[i] - 32 : buf[i];
+	return buf;
+}
+
+int zc_require_caps(char *reason, size_t len, const cap_value_t *caps, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (!zc_have_cap(caps[i])) {
+			snprintf(reason, len, "needs %s", cap_label(caps[i]));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int zc_require_bpf_caps(char *reason, size_t len)
+{
+	if (zc_have_cap(CAP_SYS_ADMIN) ||
+	    (zc_have_cap(CAP_BPF) && zc_have_cap(CAP_PERFMON) &&
+	     zc_have_cap(CAP_NET_ADMIN)))
+		return 0;
+	snprintf(reason, len, "needs CAP_BPF+CAP_PERFMON+CAP_NET_ADMIN or CAP_SYS_ADMIN");
+	return -1;
+}
+
+int zc_config_parse_line(const char *line, char *name, size_t nlen, char *val)
+{
+	const char *eq, *p;
+	size_t l;
+
+	while (*line == ' ' || *line == '\t')
+		line++;
+	if (!strncmp(line, "# CONFIG_", 9) && strstr(line, " is not set")) {
+		p = line + 2;
+		l = strcspn(p, " ");
+		*val = 'n';
+	} else if (!strncmp(line, "CONFIG_", 7) && (eq = strchr(line, '='))) {
+		p = line;
+		l = eq - line;
+		*val = eq[1] == 'y' ? 'y' : eq[1] == 'm' ? 'm' :
+		       eq[1] == 'n' ? 'n' : 'v';
+	} else {
+		return -1;
+	}
+	if (!l || l >= nlen)
+		return -1;
+	memcpy(name, p, l);
+	name[l] = '\0';
+	return 0;
+}
+
+int zc_config_load(const char *path)
+{
+	gzFile f = gzopen(path, "r");
+	char line[512];
+
+	if (!f)
+		return -errno ? -errno : -ENOENT;
+	free(config);
+	config = calloc(MAX_CONFIG, sizeof(*config));
+	nconfig = 0;
+	if (!config) {
+		gzclose(f);
+		return -ENOMEM;
+	}
+	/* gzopen reads plain files transparently, so /boot configs work too. */
+	while (nconfig < MAX_CONFIG && gzgets(f, line, sizeof(line))) {
+		struct config_ent *e = &config[nconfig];
+
+		if (!zc_config_parse_line(line, e->name, sizeof(e->name), &e->val))
+			nconfig++;
+	}
+	gzclose(f);
+	return nconfig;
+}
+
+static void config_init(void)
+{
+	char path[300];
+
+	if (nconfig >= 0)
+		return;
+	if (zc_config_load("/proc/config.gz") > 0)
+		return;
+	snprintf(path, sizeof(path), "/boot/config-%s", zc_kernel_release());
+	if (zc_config_load(path) > 0)
+		return;
+	nconfig = 0;
+}
+
+char zc_config_get(const char *option)
+{
+	char full[80];
+	int i;
+
+	config_init();
+	if (!nconfig)
+		return 0;
+	if (strncmp(option, "CONFIG_", 7)) {
+		snprintf(full, sizeof(full), "CONFIG_%s", option);
+		option = full;
+	}
+	for (i = 0; i < nconfig; i++)
+		if (!strcmp(config[i].name, option))
+			return config[i].val == 'v' ? 'y' : config[i].val;
+	return 'n';
+}
+
+int zc_require_config(char *reason, size_t len, const char *const *opts, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		char v = zc_config_get(opts[i]);
+
+		if (v == 'n') {
+			snprintf(reason, len, "%s%s not set",
+				 strncmp(opts[i], "CONFIG_", 7) ? "CONFIG_" : "",
+				 opts[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+const char *zc_kernel_release(void)
+{
+	static struct utsname u;
+
+	if (!u.release[0] && uname(&u))
+		return "unknown";
+	return u.release;
+}
+
+int zc_kernel_version(int *major, int *minor, int *patch)
+{
+	int a = 0, b = 0, c = 0;
+
+	if (sscanf(zc_kernel_release(), "%d.%d.%d", &a, &b, &c) < 2)
+		return -EINVAL;
+	if (major)
+		*major = a;
+	if (minor)
+		*minor = b;
+	if (patch)
+		*patch = c;
+	return 0;
+}
+
+static void sysctl_path(const char *name, char *path, size_t len)
+{
+	size_t i, off;
+
+	off = snprintf(path, len, "/proc/sys/");
+	for (i = 0; name[i] && off + 1 < len; i++, off++)
+		path[off] = name[i] == '.' ? '/' : name[i];
+	path[off] = '\0';
+}
+
+int zc_sysctl_read(const char *name, long *val)
+{
+	char path[256];
+	FILE *f;
+	int ret;
+
+	sysctl_path(name, path, sizeof(path));
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	ret = fscanf(f, "%ld", val) == 1 ? 0 : -EINVAL;
+	fclose(f);
+	return ret;
+}
+
+int zc_sysctl_write(const char *name, long val)
+{
+	char path[256];
+	FILE *f;
+	int ret = 0;
+
+	sysctl_path(name, path, sizeof(path));
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	if (fprintf(f, "%ld\n", val) < 0)
+		ret = -EIO;
+	if (fclose(f))
+		ret = -errno;
+	return ret;
+}
+
+static struct btf *vmlinux_btf(void)
+{
+	static struct btf *btf;
+	static int err;
+
+	if (!btf && !err) {
+		btf = btf__load_vmlinux_btf();
+		if (!btf)
+			err = errno ? -errno : -ENOENT;
+	}
+	return btf;
+}
+
+int zc_btf_has_member(const char *st, const char *member)
+{
+	struct btf *btf = vmlinux_btf();
+	const struct btf_member *m;
+	const struct btf_type *t;
+	int id, i;
+
+	if (!btf)
+		return -ENOENT;
+	id = btf__find_by_name_kind(btf, st, BTF_KIND_STRUCT);
+	if (id < 0)
+		return 0;
+	t = btf__type_by_id(btf, id);
+	m = btf_members(t);
+	for (i = 0; i < btf_vlen(t); i++, m++)
+		if (!strcmp(btf__name_by_offset(btf, m->name_off), member))
+			return 1;
+	return 0;
+}
+
+int zc_btf_has_type(const char *name)
+{
+	struct btf *btf = vmlinux_btf();
+
+	if (!btf)
+		return -ENOENT;
+	return btf__find_by_name(btf, name) >= 0;
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the running kernel and process can do. Every probe that fails
+ * writes a ready-to-print SKIP reason ("needs CAP_NET_ADMIN",
+ * "CONFIG_XDP_SOCKETS not set", ...).
+ */
+#ifndef ZC_PROBE_H
+#define ZC_PROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/capability.h>
+
+/* 0 if every cap is effective, else -1 with "needs CAP_X" in reason. */
+int zc_require_caps(char *reason, size_t len, const cap_value_t *caps, int n);
+bool zc_have_cap(cap_value_t cap);
+/* CAP_BPF, or CAP_SYS_ADMIN on kernels/headers without it. */
+int zc_require_bpf_caps(char *reason, size_t len);
+
+/*
+ * Kernel config: 'y', 'm', 'n' (absent or "is not set"), or 0 when no
+ * config could be read (/proc/config.gz, /boot/config-$(uname -r)).
+ */
+char zc_config_get(const char *option);
+/* 0 if every option is y/m or config is unknown; else reason "CONFIG_X not set". */
+int zc_require_config(char *reason, size_t len, const char *const *opts, int n);
+/* Parse one config line; fills name/value; returns 0 or -1 (comment/blank). */
+int zc_config_parse_line(const char *line, char *name, size_t nlen, char *val);
+/* Load from an explicit file (plain or gzip); for tests. Returns count or -errno. */
+int zc_config_load(const char *path);
+
+/* Release as numbers, e.g. 6.18.44 -> 6, 18, 44. */
+int zc_kernel_version(int *major, int *minor, int *patch);
+const char *zc_kernel_release(void);
+
+/* /proc/sys values: path relative to /proc/sys with dots or slashes. */
+int zc_sysctl_read(const char *name, long *val);
+int zc_sysctl_write(const char *name, long val);
+
+/* BTF of vmlinux: does struct `st` have member `member`? 1, 0, or -errno. */
+int zc_btf_has_member(const char *st, const char *member);
+/* Does vmlinux BTF know a type/function of this name? 1, 0, -errno. */
+int zc_btf_has_type(const char *name);
+
+#endif

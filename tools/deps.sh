@@ -1,0 +1,73 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install the Debian/Ubuntu packages zc-selftests needs.
+#   deps.sh --install      install them (apt-get update first)
+#   deps.sh --if-missing   install only when something is missing, we are
+#                          root and apt-get exists; otherwise just say what
+#                          is missing
+#   deps.sh --list         print the package list
+
+PKGS="make gcc clang llvm libbpf-dev liburing-dev libcap-dev libelf-dev
+zlib1g-dev pkg-config iproute2 libcap2-bin util-linux procps perl python3
+kmod"
+
+# bpftool has its own package on Debian 12+, and lives in linux-tools on
+# Ubuntu.
+bpftool_pkg()
+{
+	if apt-cache show bpftool >/dev/null 2>&1; then
+		echo bpftool
+	else
+		echo "linux-tools-common linux-tools-$(uname -r)"
+	fi
+}
+
+missing()
+{
+	local m=""
+
+	command -v clang >/dev/null || m="$m clang"
+	command -v bpftool >/dev/null || [ -x /usr/sbin/bpftool ] || m="$m bpftool"
+	command -v pkg-config >/dev/null || m="$m pkg-config"
+	command -v ip >/dev/null || [ -x /usr/sbin/ip ] || m="$m iproute2"
+	command -v python3 >/dev/null || m="$m python3"
+	for p in libbpf liburing libcap zlib; do
+		pkg-config --exists "$p" 2>/dev/null || m="$m $p"
+	done
+	[ -e /usr/include/gelf.h ] || m="$m libelf"
+	echo "$m"
+}
+
+install()
+{
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq || return 1
+	# shellcheck disable=SC2046
+	apt-get install -y -qq --no-install-recommends $PKGS $(bpftool_pkg) \
+		>/dev/null || return 1
+}
+
+case "${1:---if-missing}" in
+--list)
+	echo $PKGS bpftool
+	;;
+--install)
+	install
+	;;
+--if-missing)
+	m=$(missing)
+	[ -z "$m" ] && exit 0
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+		echo "deps: installing missing:$m" >&2
+		install || { echo "deps: apt-get install failed" >&2; exit 1; }
+	else
+		echo "deps: missing:$m (run 'make deps' as root, or set NO_DEPS=1)" >&2
+		exit 1
+	fi
+	;;
+*)
+	echo "usage: $0 [--install|--if-missing|--list]" >&2
+	exit 1
+	;;
+esac
