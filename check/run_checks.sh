@@ -1,0 +1,81 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The project's own tests: the lib unit tests, then every executable
+# check/t_* script. Each prints TAP; this driver adds up the results and
+# ends with the plain line "N passed, N failed, N skipped".
+#   run_checks.sh -b BUILD_DIR [-t NAME]...   (NAME: unit_lib, t_runner, ...)
+
+set -u
+CHECK_DIR=$(cd "$(dirname "$0")" && pwd)
+TOP=$(dirname "$CHECK_DIR")
+BUILD_DIR=$TOP/build
+only=()
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-b) BUILD_DIR=$(cd "$2" && pwd) || exit 1; shift ;;
+	-t) only+=("$2"); shift ;;
+	-h|--help) echo "usage: $0 [-b BUILD_DIR] [-t CHECK]..."; exit 0 ;;
+	*) echo "$0: unknown option '$1'" >&2; exit 1 ;;
+	esac
+	shift
+done
+export TOP BUILD_DIR CHECK_DIR
+
+pass=0 fail=0 skip=0
+
+selected()
+{
+	local o
+
+	[ ${#only[@]} -eq 0 ] && return 0
+	for o in "${only[@]}"; do
+		[ "$o" = "$1" ] && return 0
+	done
+	return 1
+}
+
+# Count one check program's TAP; a non-zero exit without a failing line,
+# or a plan that does not match, counts as one more failure.
+run_check()
+{
+	local name=$1 out rc n_ok n_notok n_skip plan
+
+	shift
+	echo "# check: $name"
+	out=$("$@" 2>&1)
+	rc=$?
+	sed 's/^/  /' <<<"$out"
+	n_skip=$(grep -cE '^ok [0-9]+ .*# SKIP' <<<"$out")
+	n_ok=$(($(grep -cE '^ok [0-9]+' <<<"$out") - n_skip))
+	n_notok=$(grep -cE '^not ok [0-9]+' <<<"$out")
+	plan=$(sed -n 's/^1\.\.\([0-9]\+\).*/\1/p' <<<"$out" | head -n1)
+	if [ "$rc" -ne 0 ] && [ "$n_notok" -eq 0 ]; then
+		echo "not ok $name exited $rc without a failing test"
+		n_notok=1
+	fi
+	if [ -z "$plan" ] || [ "$plan" -ne $((n_ok + n_notok + n_skip)) ]; then
+		echo "not ok $name plan '${plan:-none}' but $((n_ok + n_notok + n_skip)) results"
+		n_notok=$((n_notok + 1))
+	fi
+	pass=$((pass + n_ok))
+	fail=$((fail + n_notok))
+	skip=$((skip + n_skip))
+}
+
+if [ "$(id -u)" != 0 ]; then
+	echo "# warning: not root: the suite checks will skip" >&2
+fi
+
+if selected unit_lib; then
+	run_check unit_lib "$BUILD_DIR/check/unit_lib"
+fi
+for t in "$CHECK_DIR"/t_*; do
+	[ -x "$t" ] || continue
+	selected "$(basename "$t")" || continue
+	run_check "$(basename "$t")" "$t"
+done
+
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,126 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run_tests.sh against small fake test binaries: exact TAP lines, totals,
+# timeout of a hanging test with its whole process group, exit codes.
+
+. "$(dirname "$0")/lib.sh"
+
+fake=$(mktemp -d /tmp/zc-check-fake.XXXXXX)
+trap 'rm -rf "$fake"' EXIT
+
+mkfake()
+{
+	printf '#!/bin/bash\n%s\n' "$2" > "$fake/$1"
+	chmod +x "$fake/$1"
+}
+
+mkfake a_pass 'echo "TAP version 13"; echo "1..1"; echo "ok 1 x"; exit 0'
+mkfake b_fail 'echo "not ok 1 x"; exit 1'
+mkfake c_skip 'echo "1..0 # SKIP needs CAP_NET_ADMIN"; exit 4'
+mkfake d_xfail 'exit 2'
+mkfake e_crash 'kill -SEGV $$'
+# The hang leaves a grandchild behind that must die with the group.
+mkfake f_hang 'sleep 300 & echo "$$ $!" > "$(dirname "$0")/hang.pids"; echo "started"; sleep 300'
+mkfake g_silent 'exit 0'
+printf 'timeout=45\n' > "$fake/settings"
+for n in a_pass b_fail c_skip d_xfail e_crash f_hang g_silent; do
+	echo "zc:$n"
+done > "$fake/kselftest-list.txt"
+
+start=$(date +%s)
+out=$(kselftest_override_timeout=2 "$TOP/run_tests.sh" -b "$fake" 2>&1)
+rc=$?
+elapsed=$(($(date +%s) - start))
+
+want=$(cat <<'WANT'
+TAP version 13
+1..7
+# timeout set to 2
+# selftests: zc: a_pass
+# TAP version 13
+# 1..1
+# ok 1 x
+ok 1 selftests: zc: a_pass
+# timeout set to 2
+# selftests: zc: b_fail
+# not ok 1 x
+not ok 2 selftests: zc: b_fail # exit=1
+# timeout set to 2
+# selftests: zc: c_skip
+# 1..0 # SKIP needs CAP_NET_ADMIN
+ok 3 selftests: zc: c_skip # SKIP
+# timeout set to 2
+# selftests: zc: d_xfail
+ok 4 selftests: zc: d_xfail # XFAIL
+# timeout set to 2
+# selftests: zc: e_crash
+not ok 5 selftests: zc: e_crash # exit=139
+# timeout set to 2
+# selftests: zc: f_hang
+# started
+#
+not ok 6 selftests: zc: f_hang # TIMEOUT 2 seconds
+# timeout set to 2
+# selftests: zc: g_silent
+ok 7 selftests: zc: g_silent
+# Totals: pass:2 fail:3 xfail:1 xpass:0 skip:1 error:0
+2 passed, 3 failed, 1 skipped
+WANT
+)
+if [ "$out" = "$want" ]; then
+	ok "runner.exact_tap"
+else
+	not_ok "runner.exact_tap" "$(diff <(echo "$want") <(echo "$out"))"
+fi
+expect "runner.exit_nonzero_on_fail" [ "$rc" -ne 0 ]
+expect "runner.timeout_bounded" [ "$elapsed" -lt 30 ]
+sleep 0.5
+alive=$(alive_pids $(cat "$fake/hang.pids" 2>/dev/null))
+expect "runner.hang_group_killed" test -s "$fake/hang.pids" -a -z "$alive"
+
+# A runner stopped by SIGTERM stops its running test's whole group too.
+rm -f "$fake/hang.pids"
+kselftest_override_timeout=60 "$TOP/run_tests.sh" -b "$fake" -t f_hang >/dev/null 2>&1 &
+rpid=$!
+for i in $(seq 1 50); do
+	[ -s "$fake/hang.pids" ] && break
+	sleep 0.1
+done
+kill -TERM "$rpid"
+start=$(date +%s)
+wait "$rpid"
+rc=$?
+sleep 0.5
+alive=$(alive_pids $(cat "$fake/hang.pids" 2>/dev/null))
+expect "runner.sigterm_stops_test" test -s "$fake/hang.pids" -a -z "$alive" \
+	-a "$rc" -eq 143 -a $(($(date +%s) - start)) -lt 10
+
+out=$("$TOP/run_tests.sh" -b "$fake" -t a_pass -t c_skip 2>&1)
+rc=$?
+expect "runner.select_exit0" [ "$rc" -eq 0 ]
+expect "runner.select_line" grep -qx "1 passed, 0 failed, 1 skipped" <<<"$out"
+expect "runner.select_plan" grep -qx "1..2" <<<"$out"
+
+out=$("$TOP/run_tests.sh" -b "$fake" -l)
+expect "runner.list" [ "$(echo $out)" = "a_pass b_fail c_skip d_xfail e_crash f_hang g_silent" ]
+
+"$TOP/run_tests.sh" -b "$fake" -t nosuch >/dev/null 2>&1
+expect "runner.unknown_test_exit1" [ $? -eq 1 ]
+"$TOP/run_tests.sh" -b "$fake" --bogus >/dev/null 2>&1
+expect "runner.unknown_option_exit1" [ $? -eq 1 ]
+"$TOP/run_tests.sh" -b "$fake" -r 0 >/dev/null 2>&1
+expect "runner.bad_repeat_exit1" [ $? -eq 1 ]
+
+logs=$(mktemp -d /tmp/zc-check-logs.XXXXXX)
+kselftest_override_timeout=5 "$TOP/run_tests.sh" -b "$fake" -t a_pass -t b_fail -o "$logs" >/dev/null 2>&1
+expect "runner.keeps_logs" grep -qx "ok 1 x" "$logs/a_pass.log"
+expect "runner.keeps_run_tap" grep -q "^not ok 2 selftests: zc: b_fail # exit=1" "$logs/run.tap"
+rm -rf "$logs"
+
+mkfake env_dump 'echo "# d=${ZC_DURATION:-} r=${ZC_REPEAT:-}"'
+echo "zc:env_dump" >> "$fake/kselftest-list.txt"
+out=$("$TOP/run_tests.sh" -b "$fake" -t env_dump -d 0.2 -r 4 2>&1)
+expect "runner.passes_duration_repeat" grep -qx "# # d=0.2 r=4" <<<"$out"
+
+t_done

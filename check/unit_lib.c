@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of lib/: TAP and metric formatting, statistics, option
+ * parsing, kernel config parsing, data patterns. Prints its own TAP so
+ * that a broken lib/ktap.c cannot hide its own failures.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ktap.h"
+#include "meter.h"
+#include "opts.h"
+#include "probe.h"
+#include "util.h"
+
+static int num, failed;
+
+static void check(int ok, const char *name, const char *detail)
+{
+	num++;
+	printf("%sok %d %s\n", ok ? "" : "not ", num, name);
+	if (!ok) {
+		failed++;
+		if (detail)
+			printf("# %s\n", detail);
+	}
+}
+
+/* Capture what ktap prints while fn runs. */
+static char *capture(void (*fn)(void))
+{
+	static char *buf;
+	size_t len;
+	FILE *f;
+
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	ktap_set_output(f);
+	ktap_reset();
+	fn();
+	fclose(f);
+	ktap_set_output(NULL);
+	return buf;
+}
+
+static void emit_results(void)
+{
+	ktap_header();
+	ktap_plan(5);
+	ktap_pass("a.pass");
+	ktap_fail("b.fail", "reason %d", 42);
+	ktap_skip("c.skip", "needs CAP_NET_ADMIN");
+	ktap_xfail("d.xfail", "known # broken\nline");
+	ktap_result("e.result", true, "unused");
+	ktap_finish();
+}
+
+static void test_ktap_lines(void)
+{
+	const char *want =
+		"TAP version 13\n1..5\nok 1 a.pass\n# reason 42\nnot ok 2 b.fail\n"
+		"ok 3 c.skip # SKIP needs CAP_NET_ADMIN\n"
+		"ok 4 d.xfail # XFAIL known   broken line\nok 5 e.result\n"
+		"# Totals: pass:2 fail:1 xfail:1 xpass:0 skip:1 error:0\n";
+	char *got = capture(emit_results);
+
+	check(!strcmp(got, want), "ktap.lines", got);
+	check(ktap_exit_code(ktap_counts()) == KSFT_FAIL, "ktap.exit_fail", NULL);
+}
+
+static void test_ktap_exit_codes(void)
+{
+	struct ktap_counts c = {};
+
+	check(ktap_exit_code(&c) == KSFT_PASS, "ktap.exit_empty", NULL);
+	c.skip = 2;
+	check(ktap_exit_code(&c) == KSFT_SKIP, "ktap.exit_all_skip", NULL);
+	c.pass = 1;
+	check(ktap_exit_code(&c) == KSFT_PASS, "ktap.exit_pass_and_skip", NULL);
+	c.pass = 0;
+	c.xfail = 1;
+	check(ktap_exit_code(&c) == KSFT_XFAIL, "ktap.exit_xfail", NULL);
+	c.error = 1;
+	check(ktap_exit_code(&c) == KSFT_FAIL, "ktap.exit_error", NULL);
+}
+
+static void emit_metric(void)
+{
+	struct zc_stats s;
+	double v[] = { 3, 1, 2 };
+
+	zc_stats_compute(&s, v, 3);
+	ktap_metric("t.case.throughput", &s, "MB/s");
+	ktap_metric_value("t.case.ratio", 0.5, "ratio");
+	ktap_zcmode("t.case", 10, 0);
+	ktap_zcmode("t.other", 3, 7);
+}
+
+static void test_metric_grammar(void)
+{
+	const char *want =
+		"# metric t.case.throughput 2 MB/s n=3 min=1 max=3 cv=50.00% samples=3,1,2\n"
+		"# metric t.case.ratio 0.5 ratio n=1 min=0.5 max=0.5 cv=0.00% samples=0.5\n"
+		"# zcmode t.case zerocopy zerocopy=10 copied=0\n"
+		"# zcmode t.other mixed zerocopy=3 copied=7\n";
+	char *got = capture(emit_metric);
+
+	check(!strcmp(got, want), "ktap.metric_grammar", got);
+}
+
+static void test_stats(void)
+{
+	double even[] = { 4, 1, 3, 2 }, one[] = { 7 }, same[] = { 5, 5, 5 };
+	struct zc_stats s;
+
+	zc_stats_compute(&s, even, 4);
+	check(s.n == 4 && s.median == 2.5 && s.min == 1 && s.max == 4 &&
+	      s.mean == 2.5, "stats.even_median", NULL);
+	check(fabs(s.cv - 51.6398) < 0.01, "stats.cv_sample_stddev", NULL);
+	check(s.samples[0] == 4 && s.samples[3] == 2, "stats.keeps_order", NULL);
+	zc_stats_compute(&s, one, 1);
+	check(s.n == 1 && s.median == 7 && s.cv == 0, "stats.single", NULL);
+	zc_stats_compute(&s, same, 3);
+	check(s.cv == 0 && s.median == 5, "stats.no_spread", NULL);
+	zc_stats_compute(&s, one, 0);
+	check(s.n == 0, "stats.empty", NULL);
+}
+
+static const struct zc_opt_extra extra[] = {
+	{ "iface", 1, 300, "IFACE", "device" },
+	{ NULL }
+};
+
+static const char *seen_iface;
+
+static int parse_extra(int val, const char *arg, char *err, size_t len)
+{
+	if (val == 300 && arg[0]) {
+		seen_iface = arg;
+		return 0;
+	}
+	snprintf(err, len, "bad --iface");
+	return -1;
+}
+
+static const struct zc_test_desc desc = {
+	.name = "unit", .summary = "unit test", .extra = extra,
+	.parse = parse_extra, .size_default = 1000, .size_max = 65507,
+};
+
+static int parse(const char *line, struct zc_opts *o, char *err)
+{
+	char copy[256], *argv[16];
+	int argc = 0;
+	char *tok, *save = NULL;
+
+	snprintf(copy, sizeof(copy), "unit %s", line);
+	for (tok = strtok_r(copy, " ", &save); tok && argc < 15;
+	     tok = strtok_r(NULL, " ", &save))
+		argv[argc++] = tok;
+	argv[argc] = NULL;
+	err[0] = '\0';
+	return zc_opts_parse(o, argc, argv, &desc, err, 256);
+}
+
+static void test_opts(void)
+{
+	static const char *const bad[] = {
+		"--bogus", "--duration", "--duration 0", "--duration -1",
+		"--duration abc", "--duration 1e9", "--repeat 0",
+		"--repeat 101", "--size 0", "--size 65508", "--size 1x",
+		"--cpu 99", "--cpu 0,x", "-t", "--iface", "extra",
+		"--duration nan", "--size 99999999999999999999",
+	};
+	struct zc_opts o;
+	char err[256];
+	size_t i;
+
+	unsetenv("ZC_DURATION");
+	unsetenv("ZC_REPEAT");
+	check(!parse("", &o, err) && o.duration == ZC_DURATION_DEFAULT &&
+	      o.repeat == ZC_REPEAT_DEFAULT && o.size == 1000,
+	      "opts.defaults", err);
+	check(!parse("--duration 2 --repeat 5 --size 32k --verify -t a -t b* -q",
+		     &o, err) && o.duration == 2 && o.repeat == 5 &&
+	      o.size == 32768 && o.verify && o.quiet && o.npatterns == 2,
+	      "opts.common", err);
+	check(!parse("--iface zc0", &o, err) && seen_iface &&
+	      !strcmp(seen_iface, "zc0"), "opts.extra", err);
+	check(parse("--help", &o, err) == 1, "opts.help", NULL);
+	for (i = 0; i < ZC_ARRAY_SIZE(bad); i++) {
+		char name[96];
+		int ret = parse(bad[i], &o, err);
+
+		snprintf(name, sizeof(name), "opts.rejects[%s]", bad[i]);
+		for (char *p = name; *p; p++)
+			if (*p == ' ')
+				*p = '_';
+		check(ret == -1 && err[0] && !strchr(err, '\n'), name, err);
+	}
+	setenv("ZC_DURATION", "0.25", 1);
+	setenv("ZC_REPEAT", "7", 1);
+	check(!parse("", &o, err) && o.duration == 0.25 && o.repeat == 7,
+	      "opts.env_defaults", err);
+	check(!parse("--repeat 2", &o, err) && o.repeat == 2,
+	      "opts.cmdline_beats_env", err);
+	unsetenv("ZC_DURATION");
+	unsetenv("ZC_REPEAT");
+}
+
+static void test_case_select(void)
+{
+	struct zc_opts o = {};
+
+	check(zc_case_selected(&o, "udp4.x"), "select.all_by_default", NULL);
+	o.patterns[o.npatterns++] = "udp4.*";
+	check(zc_case_selected(&o, "udp4.pairing") &&
+	      !zc_case_selected(&o, "tcp.pairing"), "select.glob", NULL);
+	o.patterns[0] = "pair";
+	check(zc_case_selected(&o, "tcp.pairing") &&
+	      !zc_case_selected(&o, "tcp.errors"), "select.substring", NULL);
+}
+
+static void test_config(void)
+{
+	char name[64], val = 0, path[] = "/tmp/zc-unit-config.XXXXXX";
+	FILE *f;
+	int fd;
+
+	check(!zc_config_parse_line("CONFIG_VETH=m\n", name, sizeof(name), &val) &&
+	      !strcmp(name, "CONFIG_VETH") && val == 'm', "config.module", NULL);
+	check(!zc_config_parse_line("# CONFIG_XDP_SOCKETS is not set", name,
+				    sizeof(name), &val) &&
+	      !strcmp(name, "CONFIG_XDP_SOCKETS") && val == 'n',
+	      "config.not_set", NULL);
+	check(zc_config_parse_line("# a comment", name, sizeof(name), &val) == -1 &&
+	      zc_config_parse_line("", name, sizeof(name), &val) == -1,
+	      "config.ignores_comments", NULL);
+	fd = mkstemp(path);
+	f = fdopen(fd, "w");
+	fputs("CONFIG_A=y\n# CONFIG_B is not set\nCONFIG_C=\"str\"\n", f);
+	fclose(f);
+	check(zc_config_load(path) == 3 && zc_config_get("A") == 'y' &&
+	      zc_config_get("CONFIG_B") == 'n' && zc_config_get("C") == 'y' &&
+	      zc_config_get("D") == 'n', "config.load_and_get", NULL);
+	{
+		const char *need[] = { "CONFIG_A", "B" };
+		char reason[64];
+
+		check(zc_require_config(reason, sizeof(reason), need, 2) == -1 &&
+		      !strcmp(reason, "CONFIG_B not set"), "config.skip_reason",
+		      reason);
+	}
+	unlink(path);
+}
+
+static void test_pattern(void)
+{
+	unsigned char a[1000], b[300];
+
+	zc_pattern_fill(a, sizeof(a), 42, 0);
+	zc_pattern_fill(b, sizeof(b), 42, 333);
+	check(!memcmp(a + 333, b, sizeof(b)), "pattern.offset_consistent", NULL);
+	check(zc_pattern_check(a, sizeof(a), 42, 0) == -1, "pattern.check_ok", NULL);
+	a[777] ^= 1;
+	check(zc_pattern_check(a, sizeof(a), 42, 0) == 777,
+	      "pattern.check_finds_flip", NULL);
+	check(zc_pattern_check(b, sizeof(b), 43, 333) != -1,
+	      "pattern.seed_matters", NULL);
+}
+
+static void test_parse_numbers(void)
+{
+	long l;
+	double d;
+
+	check(!zc_parse_long("4k", 1, 1 << 20, &l) && l == 4096, "parse.long_suffix", NULL);
+	check(zc_parse_long("", 0, 10, &l) && zc_parse_long("11", 0, 10, &l) &&
+	      zc_parse_long("1 ", 0, 10, &l), "parse.long_rejects", NULL);
+	check(!zc_parse_double("0.5", 0, 1, &d) && d == 0.5, "parse.double", NULL);
+	check(zc_parse_double("inf", 0, 1e9, &d) && zc_parse_double("1,5", 0, 9, &d),
+	      "parse.double_rejects", NULL);
+}
+
+int main(void)
+{
+	printf("TAP version 13\n");
+	test_ktap_lines();
+	test_ktap_exit_codes();
+	test_metric_grammar();
+	test_stats();
+	test_opts();
+	test_case_select();
+	test_config();
+	test_pattern();
+	test_parse_numbers();
+	printf("1..%d\n", num);
+	return failed ? 1 : 0;
+}
