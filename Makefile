@@ -108,7 +108,13 @@ install: all
 	install -d $(INSTALL_PATH)/tools
 	install -m 0755 $(wildcard $(TOP)/tools/zc-*) $(INSTALL_PATH)/tools/ 2>/dev/null || true
 
-check: all
+CHECK_BINS := $(OUTPUT)/check/unit_lib
+
+$(OUTPUT)/check/%: $(TOP)/check/%.c $(LIBZC) $(LIB_HDRS) $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBZC) $(LDLIBS)
+
+check: all $(CHECK_BINS)
 	@$(TOP)/check/run_checks.sh -b $(OUTPUT)
 
 clean:
