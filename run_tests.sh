@@ -21,6 +21,7 @@ usage: $ME [options]
   -t NAME         run only this test (repeatable)
   -d SEC          seconds per measured repeat, passed as ZC_DURATION
   -r N            measured repeats per rate, passed as ZC_REPEAT
+  -v              check every byte received (ZC_VERIFY=1)
   -o DIR          keep each test's log, run.tap and results files in DIR
   -b DIR          directory holding the test binaries (default: beside
                   this script if kselftest-list.txt is there, else ./build)
@@ -59,6 +60,7 @@ while [ $# -gt 0 ]; do
 		[[ "$2" =~ ^[1-9][0-9]*$ ]] && [ "$2" -le 100 ] ||
 			die "-r wants an integer in [1, 100], got '$2'"
 		export ZC_REPEAT="$2"; shift ;;
+	-v|--verify) export ZC_VERIFY=1 ;;
 	-o) [ $# -ge 2 ] || die "-o needs a directory"
 		out_dir="$2"; shift ;;
 	-b) [ $# -ge 2 ] || die "-b needs a directory"

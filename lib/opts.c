@@ -23,7 +23,8 @@ static const struct zc_opt_extra common[] = {
 	{ "repeat", 1, OPT_REPEAT, "N",
 	  "measured repeats per rate (default 3, env ZC_REPEAT)" },
 	{ "size", 1, OPT_SIZE, "BYTES", "payload size per send or frame" },
-	{ "verify", 0, OPT_VERIFY, NULL, "check every byte received" },
+	{ "verify", 0, OPT_VERIFY, NULL,
+	  "check every byte received (env ZC_VERIFY=1)" },
 	{ "cpu", 1, OPT_CPU, "TX[,RX]", "pin sender/receiver to CPUs" },
 	{ "list", 0, OPT_LIST, NULL, "print the case names and exit" },
 	{ "case", 1, OPT_CASE, "PATTERN",
@@ -150,6 +151,8 @@ static void set_defaults(struct zc_opts *o, const struct zc_test_desc *d)
 	env = getenv("ZC_REPEAT");
 	if (env && !zc_parse_long(env, 1, ZC_REPEAT_MAX, &lv))
 		o->repeat = lv;
+	env = getenv("ZC_VERIFY");
+	o->verify = env && !strcmp(env, "1");
 }
 
 static struct option *build_longopts(const struct zc_test_desc *d)

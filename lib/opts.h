@@ -49,8 +49,8 @@ struct zc_opts {
 
 /*
  * Returns 0 to run, 1 when --help was printed (exit 0), -1 on bad input
- * with a one-line message in err. Defaults come from ZC_DURATION and
- * ZC_REPEAT in the environment (set by run_tests.sh -d/-r).
+ * with a one-line message in err. Defaults come from ZC_DURATION,
+ * ZC_REPEAT and ZC_VERIFY in the environment (run_tests.sh -d/-r/-v).
  */
 int zc_opts_parse(struct zc_opts *o, int argc, char **argv,
 		  const struct zc_test_desc *d, char *err, size_t errlen);
