@@ -89,3 +89,27 @@ alive_pids()
 		[ -n "$st" ] && [ "$st" != Z ] && echo "$p"
 	done
 }
+
+# The test binaries of the build, one name per line.
+suite_tests()
+{
+	sed -n 's/^zc://p' "$BUILD_DIR/kselftest-list.txt" 2>/dev/null
+}
+
+# Per-case verdicts from a runner log: "test/case status", sorted.
+# Nested lines look like "# ok 3 udp4.pairing # SKIP reason".
+case_verdicts()
+{
+	awk '
+	/^# selftests: zc: / { t = $4 }
+	/^# (not )?ok [0-9]+ / {
+		line = substr($0, 3)
+		st = "pass"
+		if (line ~ /^not ok/) st = "fail"
+		else if (line ~ / # SKIP/) st = "skip"
+		else if (line ~ / # XFAIL/) st = "xfail"
+		sub(/^(not )?ok [0-9]+ /, "", line)
+		sub(/ # .*/, "", line)
+		print t "/" line " " st
+	}' "$1" | sort
+}

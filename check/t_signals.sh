@@ -1,0 +1,77 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Stop every test at a random moment with SIGINT, SIGTERM, SIGKILL or the
+# runner's timeout; nothing may be left behind. ZC_SIGNAL_SEED picks the
+# moments (printed, so a failure can be replayed).
+
+. "$(dirname "$0")/lib.sh"
+
+[ "$(id -u)" = 0 ] || { skip "signals" "needs root"; t_done; }
+tests=$(suite_tests)
+[ -n "$tests" ] || { skip "signals" "no test built"; t_done; }
+
+RANDOM=${ZC_SIGNAL_SEED:-$$}
+echo "# seed $RANDOM"
+rounds=${ZC_SIGNAL_ROUNDS:-2}
+
+# Kill a test directly, as a CI job control would.
+trial_signal()
+{
+	local name=$1 sig=$2 delay=$3 before pid rc left i
+
+	before=$(state)
+	setsid "$BUILD_DIR/$name" >/dev/null 2>&1 </dev/null &
+	pid=$!
+	sleep "$delay"
+	kill "-$sig" "$pid" 2>/dev/null
+	for i in $(seq 1 100); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.2
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -KILL "$pid"
+		not_ok "signals.$name.$sig.exits" "still running 20 s after SIG$sig at ${delay}s"
+		wait "$pid" 2>/dev/null
+		return
+	fi
+	wait "$pid" 2>/dev/null
+	rc=$?
+	left=$(leaks "$before")
+	if [ -z "$left" ]; then
+		ok "signals.$name.$sig.clean # after ${delay}s rc=$rc"
+	else
+		not_ok "signals.$name.$sig.clean" "after ${delay}s:" "$left"
+	fi
+}
+
+# Let run_tests.sh time the test out: TERM to the group, KILL 5 s later.
+trial_timeout()
+{
+	local name=$1 before out left
+
+	before=$(state)
+	out=$(kselftest_override_timeout=2 "$TOP/run_tests.sh" -b "$BUILD_DIR" -t "$name" 2>&1)
+	left=$(leaks "$before")
+	if ! grep -qE "^(not ok 1 .* # TIMEOUT 2 seconds|ok 1 |not ok 1 )" <<<"$out"; then
+		not_ok "signals.$name.timeout.ran" "$(tail -n 3 <<<"$out")"
+	elif [ -z "$left" ]; then
+		ok "signals.$name.timeout.clean"
+	else
+		not_ok "signals.$name.timeout.clean" "$left"
+	fi
+}
+
+for r in $(seq 1 "$rounds"); do
+	for name in $tests; do
+		for sig in INT TERM KILL; do
+			# 0.1 to 4 s: setup, cases and rates all get hit.
+			delay=$(printf '%d.%d' $((RANDOM % 4)) $((RANDOM % 10 + 1)))
+			trial_signal "$name" "$sig" "$delay"
+		done
+	done
+done
+for name in $tests; do
+	trial_timeout "$name"
+done
+t_done
