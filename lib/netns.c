@@ -172,6 +172,16 @@ int zc_veth_add(const char *name, const char *peer, int peer_nsfd, int mtu)
 	return nl_talk(&r);
 }
 
+int zc_link_move(int ifindex, int nsfd)
+{
+	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC, .ifi_index = ifindex };
+	struct nl_req r;
+
+	nl_init(&r, RTM_NEWLINK, 0, &ifi, sizeof(ifi));
+	nl_put(&r, IFLA_NET_NS_FD, &nsfd, sizeof(nsfd));
+	return nl_talk(&r);
+}
+
 int zc_addr_add(int ifindex, int family, const void *addr, int prefix)
 {
 	struct ifaddrmsg ifa = {
@@ -338,6 +348,10 @@ static int side_neigh(void *arg)
 	return ret;
 }
 
+struct mtu_args {
+	int ifindex, mtu;
+};
+
 struct veth_args {
 	struct zc_topo *t;
 	int mtu;
@@ -358,10 +372,76 @@ static void side_init(struct zc_side *s, char tag, const char *a4,
 	inet_pton(AF_INET6, a6, &s->addr6);
 }
 
+/*
+ * ZC_PAIR=IFA,IFB: use two existing devices cabled to each other (real
+ * NICs back to back, emulated NICs in a VM) instead of veth. Only ever
+ * when asked for by name; they go back to the initial namespace when
+ * ours die.
+ */
+static int move_pair(struct zc_topo *t, const char *pair)
+{
+	char a[IF_NAMESIZE], b[IF_NAMESIZE];
+	int ia, ib, ret;
+
+	if (sscanf(pair, "%15[^,],%15s", a, b) != 2)
+		return -EINVAL;
+	ia = if_nametoindex(a);
+	ib = if_nametoindex(b);
+	if (!ia || !ib || ia == ib)
+		return -ENODEV;
+	snprintf(t->a.ifname, sizeof(t->a.ifname), "%s", a);
+	snprintf(t->b.ifname, sizeof(t->b.ifname), "%s", b);
+	t->real_pair = true;
+	ret = zc_link_move(ia, t->a.nsfd);
+	if (!ret)
+		ret = zc_link_move(ib, t->b.nsfd);
+	return ret;
+}
+
+/* Real devices have a maximum MTU; fall back to what they already have. */
+static int pair_mtu(void *arg)
+{
+	struct mtu_args *m = arg;
+	int fd, ret;
+	struct ifreq ifr = {};
+
+	if (m->mtu > 0 && !zc_link_set_mtu(m->ifindex, m->mtu))
+		return m->mtu;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if_indextoname(m->ifindex, ifr.ifr_name);
+	ret = ioctl(fd, SIOCGIFMTU, &ifr) ? -errno : ifr.ifr_mtu;
+	close(fd);
+	return ret;
+}
+
+static int pair_set_mtu(struct zc_topo *t, int mtu)
+{
+	struct mtu_args ma = { t->a.ifindex, mtu }, mb;
+	int ret = zc_netns_run(t->a.nsfd, pair_mtu, &ma);
+
+	if (ret < 0)
+		return ret;
+	mb = (struct mtu_args){ t->b.ifindex, ret };
+	ret = zc_netns_run(t->b.nsfd, pair_mtu, &mb);
+	if (ret < 0)
+		return ret;
+	if (ret != mb.mtu) {
+		/* Both ends must agree, or big frames vanish on one side. */
+		ma.mtu = ret;
+		ret = zc_netns_run(t->a.nsfd, pair_mtu, &ma);
+	}
+	if (ret > 0)
+		t->mtu = ret;
+	return ret < 0 ? ret : 0;
+}
+
 static int topo_build(struct zc_topo *t, int mtu, const char **step)
 {
 	struct veth_args v = { t, mtu };
 	struct neigh_args na = { &t->a, &t->b }, nb = { &t->b, &t->a };
+	const char *pair = getenv("ZC_PAIR");
 	int ret;
 
 	*step = "create namespace";
@@ -371,8 +451,13 @@ static int topo_build(struct zc_topo *t, int mtu, const char **step)
 	t->b.nsfd = zc_netns_new();
 	if (t->b.nsfd < 0)
 		return t->b.nsfd;
-	*step = "create veth";
-	ret = zc_netns_run(t->a.nsfd, make_veth, &v);
+	if (pair && *pair) {
+		*step = "move ZC_PAIR devices";
+		ret = move_pair(t, pair);
+	} else {
+		*step = "create veth";
+		ret = zc_netns_run(t->a.nsfd, make_veth, &v);
+	}
 	if (ret)
 		return ret;
 	*step = "configure veth";
@@ -381,6 +466,12 @@ static int topo_build(struct zc_topo *t, int mtu, const char **step)
 		ret = zc_netns_run(t->b.nsfd, side_config, &t->b);
 	if (ret)
 		return ret;
+	if (t->real_pair) {
+		*step = "set MTU on ZC_PAIR devices";
+		ret = pair_set_mtu(t, mtu);
+		if (ret)
+			return ret;
+	}
 	*step = "add neighbours";
 	ret = zc_netns_run(t->a.nsfd, side_neigh, &na);
 	if (!ret)
@@ -411,6 +502,9 @@ int zc_topo_setup(struct zc_topo *t, int mtu, char *err, size_t errlen)
 	side_init(&t->a, 'a', ZC_ADDR4_A, ZC_ADDR6_A);
 	side_init(&t->b, 'b', ZC_ADDR4_B, ZC_ADDR6_B);
 	ret = topo_build(t, mtu, &step);
+	if (!ret && t->real_pair)
+		printf("# ZC_PAIR: %s <-> %s, MTU %d\n", t->a.ifname,
+		       t->b.ifname, t->mtu);
 	if (ret) {
 		snprintf(err, errlen, "topology: %s: %s", step, strerror(-ret));
 		zc_topo_teardown(t);
@@ -431,10 +525,6 @@ void zc_topo_teardown(struct zc_topo *t)
 		close(t->b.nsfd);
 	t->a.nsfd = t->b.nsfd = t->inject_tap_fd = -1;
 }
-
-struct mtu_args {
-	int ifindex, mtu;
-};
 
 static int set_mtu_in(void *arg)
 {

@@ -25,6 +25,7 @@ struct zc_topo {
 	int mtu;
 	int origin_nsfd;		/* namespace the process started in */
 	int inject_tap_fd;		/* ZC_INJECT_TAP=1: packet tap in a's ns */
+	bool real_pair;			/* ZC_PAIR devices instead of veth */
 };
 
 /* Fixed addresses: every topology lives in its own namespaces. */
@@ -47,6 +48,10 @@ int zc_netns_run(int nsfd, int (*fn)(void *arg), void *arg);
  * Create both namespaces, the veth pair, addresses (IPv4 /24 and IPv6 /64,
  * nodad), static neighbour entries both ways, MTU, links up. On failure
  * everything made so far is gone and a one-line reason is in err.
+ * With ZC_PAIR=IFA,IFB in the environment, two existing devices cabled
+ * to each other are moved into the namespaces instead of a veth pair
+ * (they return to the initial namespace with ours); t->mtu is then what
+ * the devices accept, which may be less than asked for.
  */
 int zc_topo_setup(struct zc_topo *t, int mtu, char *err, size_t errlen);
 void zc_topo_teardown(struct zc_topo *t);
@@ -59,6 +64,8 @@ int zc_socket_in(int nsfd, int domain, int type, int proto);
 int zc_link_set_up(int ifindex, bool up);
 int zc_link_set_mtu(int ifindex, int mtu);
 int zc_link_del(int ifindex);
+/* Move a device into the namespace nsfd. */
+int zc_link_move(int ifindex, int nsfd);
 /* veth pair: `name` here, `peer` moved into peer_nsfd (-1: stay here). */
 int zc_veth_add(const char *name, const char *peer, int peer_nsfd, int mtu);
 int zc_addr_add(int ifindex, int family, const void *addr, int prefix);
