@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Copy witness: counts how often the kernel copies zero-copy frags,
+ * independently of the copied/zero-copy flag the socket reports.
+ *
+ * Two interchangeable sets of programs; user space loads one of them:
+ * - fentry on skb_copy_ubufs and skb_pp_cow_data (exact calls), where the
+ *   kernel allows fentry;
+ * - tracepoints, for kernels that refuse fentry: mm_page_alloc with a
+ *   kernel stack that passes through one of the functions (each page
+ *   skb_copy_ubufs allocates for the copy), and consume_skb called from
+ *   skb_pp_cow_data (one per call; its pages come from a page_pool, which
+ *   recycles them without mm_page_alloc). Each exists as tp_btf and as
+ *   raw_tp, the latter for kernels without tp_btf.
+ * User space fills the address ranges of both functions from
+ * /proc/kallsyms, and the tgid that owns the counts.
+ */
+#include <linux/bpf.h>
+#include <linux/types.h>
+#include <stdbool.h>
+#include <bpf/bpf_helpers.h>
+
+#include "witness_abi.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Set by user space; enabled = 0 pauses every program (rate runs). */
+__u32 enabled;
+__u32 target_tgid;
+__u32 nr_ranges;
+struct zc_wit_range ranges[ZC_WIT_MAX_RANGES];
+
+/* Read by user space through the mmap'ed .bss. */
+__u64 hits[ZC_WIT_NKINDS];	/* calls (fentry/consume_skb) or pages */
+__u64 bytes[ZC_WIT_NKINDS];	/* bytes of pages allocated for copies */
+__u64 foreign[ZC_WIT_NKINDS];	/* the same, seen in other processes */
+__u64 stack_errors;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64[ZC_WIT_STACK_DEPTH]);
+} stack_buf SEC(".maps");
+
+static __always_inline int range_kind(__u64 ip)
+{
+	__u32 i;
+
+	for (i = 0; i < ZC_WIT_MAX_RANGES; i++) {
+		if (i >= nr_ranges)
+			break;
+		if (ip >= ranges[i].lo && ip < ranges[i].hi)
+			return ranges[i].kind;
+	}
+	return -1;
+}
+
+static __always_inline bool is_target(void)
+{
+	return (bpf_get_current_pid_tgid() >> 32) == target_tgid;
+}
+
+static __always_inline void count_bytes(int kind, __u64 nbytes)
+{
+	if (kind >= 0 && kind < ZC_WIT_NKINDS && is_target())
+		__sync_fetch_and_add(&bytes[kind], nbytes);
+}
+
+static __always_inline void count(int kind, __u64 nbytes)
+{
+	if (!enabled)
+		return;
+	if (kind < 0 || kind >= ZC_WIT_NKINDS)
+		return;
+	if (!is_target()) {
+		__sync_fetch_and_add(&foreign[kind], 1);
+		return;
+	}
+	__sync_fetch_and_add(&hits[kind], 1);
+	if (nbytes)
+		__sync_fetch_and_add(&bytes[kind], nbytes);
+}
+
+struct frame_scan {
+	__u64 *buf;
+	long n;
+	int kind;
+};
+
+static long scan_frame(__u32 i, void *arg)
+{
+	struct frame_scan *fs = arg;
+
+	if (i >= fs->n || i >= ZC_WIT_STACK_DEPTH)
+		return 1;
+	fs->kind = range_kind(fs->buf[i]);
+	return fs->kind >= 0;
+}
+
+/* Which witnessed function, if any, is on the current kernel stack. */
+static __always_inline int stack_kind(void *ctx)
+{
+	struct frame_scan fs = { .kind = -1 };
+	__u32 zero = 0;
+
+	fs.buf = bpf_map_lookup_elem(&stack_buf, &zero);
+	if (!fs.buf)
+		return -1;
+	fs.n = bpf_get_stack(ctx, fs.buf, ZC_WIT_STACK_DEPTH * sizeof(__u64), 0);
+	if (fs.n < 0) {
+		__sync_fetch_and_add(&stack_errors, 1);
+		return -1;
+	}
+	fs.n /= sizeof(__u64);
+	/* bpf_loop: the verifier checks the body once, not per frame */
+	bpf_loop(ZC_WIT_STACK_DEPTH, scan_frame, &fs, 0);
+	return fs.kind;
+}
+
+/* mm_page_alloc(struct page *page, unsigned int order, gfp_t, int) */
+static __always_inline int on_page_alloc(void *ctx, __u64 order)
+{
+	__u64 nbytes = (__u64)ZC_WIT_PAGE_SIZE << (order & 15);
+	int kind;
+
+	if (!enabled || !nr_ranges)
+		return 0;
+	kind = stack_kind(ctx);
+	/* skb_pp_cow_data calls are counted on consume_skb, pages here */
+	if (kind == ZC_WIT_COPY_UBUFS)
+		count(kind, nbytes);
+	else if (kind == ZC_WIT_PP_COW)
+		count_bytes(kind, nbytes);
+	return 0;
+}
+
+/* consume_skb(struct sk_buff *skb, void *location) */
+static __always_inline int on_consume_skb(__u64 location)
+{
+	int kind;
+
+	if (!enabled)
+		return 0;
+	kind = range_kind(location);
+	if (kind == ZC_WIT_PP_COW)
+		count(kind, 0);
+	return 0;
+}
+
+SEC("tp_btf/mm_page_alloc")
+int zc_wit_page_btf(__u64 *ctx)
+{
+	return on_page_alloc(ctx, ctx[1]);
+}
+
+SEC("tp_btf/consume_skb")
+int zc_wit_consume_btf(__u64 *ctx)
+{
+	return on_consume_skb(ctx[1]);
+}
+
+SEC("raw_tp/mm_page_alloc")
+int zc_wit_page_raw(struct bpf_raw_tracepoint_args *ctx)
+{
+	return on_page_alloc(ctx, ctx->args[1]);
+}
+
+SEC("raw_tp/consume_skb")
+int zc_wit_consume_raw(struct bpf_raw_tracepoint_args *ctx)
+{
+	return on_consume_skb(ctx->args[1]);
+}
+
+SEC("fentry/skb_copy_ubufs")
+int zc_wit_copy_fentry(__u64 *ctx)
+{
+	count(ZC_WIT_COPY_UBUFS, 0);
+	return 0;
+}
+
+SEC("fentry/skb_pp_cow_data")
+int zc_wit_cow_fentry(__u64 *ctx)
+{
+	count(ZC_WIT_PP_COW, 0);
+	return 0;
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Copy witness: a second observer of zero-copy fallbacks, independent of
+ * the copied flag the kernel reports to the sender (SO_EE_CODE_ZEROCOPY_COPIED,
+ * IORING_NOTIF_USAGE_ZC_COPIED). It counts copies made by
+ * skb_copy_ubufs (zero-copy frags copied, e.g. for a packet tap or local
+ * delivery) and skb_pp_cow_data (veth's XDP path copying the skb), only
+ * for this process (tgid), through BPF:
+ *   "fentry"     fentry on both functions: counts calls;
+ *   "tracepoint" where fentry is refused: mm_page_alloc whose kernel stack
+ *                passes through skb_copy_ubufs (counts the pages it
+ *                allocates for the copy) and consume_skb called from
+ *                skb_pp_cow_data (counts calls).
+ * One witness per process. Its links are fds: nothing outlives the process.
+ */
+#ifndef ZC_WITNESS_H
+#define ZC_WITNESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct zc_witness_counts {
+	uint64_t copy_ubufs;	/* skb_copy_ubufs: calls or pages, see unit */
+	uint64_t pp_cow;	/* skb_pp_cow_data: calls */
+	uint64_t copy_bytes;	/* bytes of copy pages (tracepoint only) */
+	uint64_t foreign;	/* copies seen in other processes (softirq
+				 * run by ksoftirqd, other programs) */
+};
+
+/*
+ * Load and attach the best witness the kernel allows. Returns 0, or
+ * -errno with a one-line reason ("fentry: EPERM; tp_btf: ...") in reason.
+ */
+int zc_witness_open(char *reason, size_t len);
+void zc_witness_close(void);
+/* "fentry", "tracepoint" or NULL; *reason says why not fentry / why none. */
+const char *zc_witness_kind(const char **reason);
+/* What copy_ubufs counts: "calls" or "pages" (NULL when not loaded). */
+const char *zc_witness_unit(void);
+/* Pause/resume counting (the tracepoint witness costs a stack walk per page). */
+void zc_witness_enable(bool on);
+
+/* Counts since open or the last reset; zeros when not loaded. */
+void zc_witness_read(struct zc_witness_counts *c);
+void zc_witness_reset(void);
+void zc_witness_delta(const struct zc_witness_counts *after,
+		      const struct zc_witness_counts *before,
+		      struct zc_witness_counts *d);
+/* Did the witness see any copy in these counts? */
+bool zc_witness_copied(const struct zc_witness_counts *c);
+/* "witness=tracepoint copy_ubufs=16pg pp_cow=0 foreign=0" or "witness=none (why)" */
+int zc_witness_format(const struct zc_witness_counts *c, char *buf, size_t len);
+
+/*
+ * Address ranges of a kernel text symbol and its compiler clones
+ * (name.cold, name.part.N, ...) from /proc/kallsyms, for the stack check.
+ * Fills up to max [lo, hi) pairs; returns how many, or -errno
+ * (-ENOENT: no such symbol, -EPERM: addresses hidden by kptr_restrict).
+ */
+int zc_kallsyms_ranges(const char *name, uint64_t (*ranges)[2], int max);
+
+#endif
