@@ -1,0 +1,258 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Checks of tools/zc-results and tools/zc-compare against recorded fixtures
+# (check/fixtures/compare). Prints TAP; exit 0 when every check passes.
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOOLS=$HERE/../tools
+FIX=$HERE/fixtures/compare
+CMP=$TOOLS/zc-compare
+RES=$TOOLS/zc-results
+
+TMP=$(mktemp -d /tmp/zc-t_compare.XXXXXX) || exit 1
+trap 'rm -rf "$TMP"' EXIT
+trap 'exit 130' INT TERM
+
+NUM=0
+FAILED=0
+OUT=$TMP/out
+ERR=$TMP/err
+ALLERR=$TMP/all_stderr
+
+ok()
+{
+	NUM=$((NUM + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $NUM $2"
+	else
+		echo "not ok $NUM $2"
+		FAILED=$((FAILED + 1))
+		sed -e 's/^/# /' "$OUT" "$ERR" 2>/dev/null | tail -n 15
+	fi
+}
+
+# run TOOL ARGS...: stdout in $OUT, stderr in $ERR, exit code in $RC
+run()
+{
+	"$@" >"$OUT" 2>"$ERR"
+	RC=$?
+	cat "$ERR" >>"$ALLERR"
+}
+
+# expect NAME RC REGEX ARGS...: zc-compare ARGS exits RC, stdout matches REGEX
+expect()
+{
+	local name=$1 rc=$2 re=$3
+
+	shift 3
+	run "$CMP" "$@"
+	[ "$RC" = "$rc" ] && { [ -z "$re" ] || grep -Eq -- "$re" "$OUT"; }
+	ok $? "$name"
+}
+
+metric_re()	# METRIC_SUFFIX VERDICT
+{
+	echo "^tap_copy_fallback\.$1 .* $2"
+}
+
+cd "$FIX" || exit 1
+echo "TAP version 13"
+echo "1..45"
+
+expect "identical logs: no regression" 0 "^result: no regression" \
+	base.log base.log
+run "$CMP" --json base.log base.log
+python3 - "$OUT" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+v = set(m["verdict"] for m in r["metrics"])
+assert v == {"unchanged", "insufficient"}, v
+assert all(s["verdict"] == "unchanged" for s in r["status"])
+EOF
+ok $? "identical logs: every metric unchanged (n=1 ratio insufficient)"
+expect "clean rerun within noise: no regression" 0 \
+	"$(metric_re udp4.sendzc.notap.throughput unchanged)" base.log same.log
+expect "throughput -12% with separate ranges: regressed, exit 1" 1 \
+	"$(metric_re udp4.sendzc.notap.throughput REGRESSED)" \
+	base.log regressed.log
+grep -Eq "$(metric_re udp4.sendzc.notap.cpu REGRESSED)" "$OUT"
+ok $? "cpu-s/GB up is a regression (lower is better)"
+expect "--threshold 20 absorbs a 12% change" 0 \
+	"$(metric_re udp4.sendzc.notap.throughput unchanged)" \
+	--threshold 20 base.log regressed.log
+expect "throughput +20%, cpu -15%: improved, exit 0" 0 \
+	"$(metric_re udp4.sendzc.notap.throughput improved)" \
+	base.log improved.log
+grep -Eq "$(metric_re udp4.sendzc.notap.cpu improved)" "$OUT"
+ok $? "cpu-s/GB down is an improvement"
+expect "overlapping ranges 10% apart: noisy, exit 0" 0 \
+	"$(metric_re udp4.sendzc.notap.throughput noisy)" base.log noisy.log
+expect "noisy with --strict: cannot decide, exit 125" 125 "" \
+	--strict base.log noisy.log
+expect "two samples a side: insufficient, not regressed" 0 \
+	"$(metric_re udp4.sendzc.notap.throughput insufficient)" \
+	base.log insufficient.log
+expect "LKP gap rule (--gap 2) still flags a clear drop" 1 \
+	"$(metric_re udp4.sendzc.notap.throughput REGRESSED)" \
+	--gap 2 base.log regressed.log
+expect "case pass -> fail: regression whatever the metrics" 1 \
+	"REGRESSED case +tap_copy_fallback/udp4.msgzc.notap: pass -> fail" \
+	base.log fail.log
+grep -q "completion reported a copy for 12 of 40 sends" "$OUT"
+ok $? "failure reason comes from the diagnostic before 'not ok'"
+expect "pass -> skip for a new reason: regression" 1 \
+	"REGRESSED case +tap_copy_fallback/udp4.tap.ignore_outgoing: pass -> skip" \
+	base.log skip_new.log
+expect "pass -> skip for a reason BASE already had: no regression" 0 \
+	"changed +case +tap_copy_fallback/udp4.tap.ignore_outgoing: pass -> skip" \
+	base.log skip_known.log
+expect "zcmode zerocopy -> copied: regression" 1 \
+	"REGRESSED zcmode tap_copy_fallback.udp4.sendzc.notap: zerocopy -> copied" \
+	base.log copied.log
+expect "case missing in NEW: regression" 1 \
+	"REGRESSED case +tap_copy_fallback/udp4.tap.ignore_outgoing: pass -> missing" \
+	base.log missing.log
+expect "injected tap (copies, -65%): regression" 1 \
+	"$(metric_re udp4.sendzc.notap.throughput REGRESSED)" base.log tap.log
+grep -q "zerocopy -> mixed" "$OUT"
+ok $? "zcmode zerocopy -> mixed reported"
+expect "whole test skipped both sides: nothing comparable, 125" 125 \
+	"cannot decide" skipall.log skipall.log
+expect "whole test newly skipped: regression" 1 \
+	"pass -> skip \(skipped for a new reason\)" base.log skipall.log
+expect "missing input: 125" 125 "" base.log "$TMP/nonexistent"
+: >"$TMP/empty.log"
+expect "empty log: 125" 125 "" "$TMP/empty.log" base.log
+head -c 4096 /bin/sh >"$TMP/garbage"
+expect "binary garbage: 125" 125 "" base.log "$TMP/garbage"
+expect "bad option value: 125" 125 "" --threshold -3 base.log base.log
+expect "one argument only: 125" 125 "" base.log
+expect "runner-prefixed log vs raw log of the same run: no regression" 0 \
+	"^result: no regression" base.log run_same.tap
+run "$CMP" --json --only tap_copy_fallback run_base.tap base.log
+python3 - "$OUT" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["exit"] == 0
+assert len(r["metrics"]) == 6, len(r["metrics"])
+assert all(m["verdict"] in ("unchanged", "insufficient") for m in r["metrics"])
+assert all(s["verdict"] == "unchanged" for s in r["status"])
+assert sum(s["kind"] == "case" for s in r["status"]) == 5
+EOF
+ok $? "runner format and raw format parse to the same cases and metrics"
+expect "runner TIMEOUT loses cases: regression" 1 \
+	"REGRESSED test +tap_copy_fallback: pass -> fail.*TIMEOUT 180 seconds" \
+	run_base.tap run_timeout.tap
+
+# results directories as run_tests.sh -o DIR leaves them
+mkdir -p "$TMP/base" "$TMP/new"
+cp base.log "$TMP/base/tap_copy_fallback.log"
+cp sendzc_notif.log "$TMP/base/sendzc_notif.log"
+cp run_base.tap "$TMP/base/run.tap"
+cp same.log "$TMP/new/tap_copy_fallback.log"
+cp sendzc_notif_fail.log "$TMP/new/sendzc_notif.log"
+run "$RES" "$TMP/base"
+[ "$RC" = 0 ] && [ -s "$TMP/base/results.json" ] &&
+	[ -s "$TMP/base/result.txt" ] && [ -s "$TMP/base/squad.json" ]
+ok $? "zc-results writes results.json, result.txt and squad.json"
+python3 - "$TMP/base/results.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["format"] == "zc-results/1"
+assert r["kernel"]["release"] and r["machine"]["nproc"] >= 1
+assert r["machine"]["cpu_model"] and r["suite_version"] and r["date"]
+assert len(r["cases"]) == 9, len(r["cases"])
+c = r["cases"]["tap_copy_fallback/udp6.sendzc.notap"]
+assert c["status"] == "skip" and c["reason"].startswith("IPv6 disabled")
+assert r["cases"]["sendzc_notif/unix.sendzc.eopnotsupp"]["status"] == "xfail"
+m = r["metrics"]["tap_copy_fallback.udp4.sendzc.notap.throughput"]
+assert m["unit"] == "MB/s" and m["n"] == 5 and len(m["samples"]) == 5
+assert m["median"] == 15639.2 and m["min"] == 15210.4
+assert r["metrics"]["sendzc_notif.udp4.sendzc8.cpu_ns"]["unit"] == "ns/pkt"
+assert r["zcmode"]["tap_copy_fallback.udp4.sendzc.notap"]["mode"] == "zerocopy"
+assert r["tests"]["sendzc_notif"]["status"] == "pass"
+EOF
+ok $? "results.json: cases, reasons, metrics with samples, zcmode, machine"
+grep -Evq '^zc/[^ ]+ (pass|fail|skip)( [-+0-9.e]+ [^ ]+)?$' \
+	"$TMP/base/result.txt"
+[ $? = 1 ] &&
+	grep -qx "zc/tap_copy_fallback/udp4.sendzc.notap pass" \
+		"$TMP/base/result.txt" &&
+	grep -qx "zc/tap_copy_fallback/udp6.sendzc.notap skip" \
+		"$TMP/base/result.txt" &&
+	grep -qx "zc/tap_copy_fallback.udp4.sendzc.notap.throughput pass 15639.2 MB/s" \
+		"$TMP/base/result.txt"
+ok $? "result.txt is LKFT 'name pass|fail|skip [value unit]'"
+python3 - "$TMP/base/squad.json" <<'EOF'
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["zc/sendzc_notif.udp4.sendzc8.pps"] == [1.21, 1.18, 1.24]
+assert s["zc/tap_copy_fallback.udp4.tap_slowdown"] == [2.84]
+assert all(k.startswith("zc/") and isinstance(v, list) for k, v in s.items())
+EOF
+ok $? "squad.json maps zc/<metric> to its samples"
+expect "results dir (results.json) vs itself: no regression" 0 \
+	"^result: no regression" "$TMP/base" "$TMP/base"
+expect "results dir vs dir of logs only: case failure found" 1 \
+	"REGRESSED case +sendzc_notif/tcp4.sendzc.out_of_order: pass -> fail" \
+	"$TMP/base" "$TMP/new"
+grep -q "notification for user_data 7 never came" "$OUT"
+ok $? "failure reason carried from a results dir"
+expect "results.json given as a file" 0 "^result: no regression" \
+	"$TMP/base/results.json" "$TMP/base/results.json"
+cp -r "$TMP/base" "$TMP/corrupt"
+echo '{"format": "zc-results/1", "tests": [' >"$TMP/corrupt/results.json"
+expect "corrupt results.json: falls back to the logs" 0 \
+	"^result: no regression" "$TMP/base" "$TMP/corrupt"
+grep -q "reading the logs instead" "$ERR"
+ok $? "corrupt results.json is reported in one line"
+run "$RES" "$TMP/nonexistent"
+[ "$RC" = 1 ] && [ "$(wc -l <"$ERR")" = 1 ]
+ok $? "zc-results on a missing dir: one-line message, exit 1"
+mkdir "$TMP/emptydir"
+run "$RES" "$TMP/emptydir"
+[ "$RC" = 1 ] && [ "$(wc -l <"$ERR")" = 1 ]
+ok $? "zc-results on a dir without logs: exit 1"
+
+run "$CMP" --html "$TMP/r.html" base.log tap.log
+[ "$RC" = 1 ] && [ -s "$TMP/r.html" ]
+ok $? "--html writes the page and keeps the exit code"
+python3 - "$TMP/r.html" <<'EOF'
+import re, sys
+from html.parser import HTMLParser
+s = open(sys.argv[1]).read()
+assert s.startswith("<!DOCTYPE html>") and s.rstrip().endswith("</html>")
+assert "<script" not in s.lower() and "<link" not in s.lower()
+urls = set(re.findall(r"(?:https?:)?//[\w.-]+[^\s\"'<>]*", s))
+assert urls <= {"http://www.w3.org/2000/svg"}, urls
+assert s.count("<svg") == 6, s.count("<svg")
+assert "zerocopy" in s and "copied" in s and "regressed" in s
+
+VOID = {"meta", "br"}
+class Check(HTMLParser):
+	def __init__(self):
+		super().__init__()
+		self.stack = []
+	def handle_starttag(self, tag, attrs):
+		if tag not in VOID:
+			self.stack.append(tag)
+	def handle_startendtag(self, tag, attrs):
+		pass
+	def handle_endtag(self, tag):
+		if tag in VOID:
+			return
+		assert self.stack and self.stack[-1] == tag, (tag, self.stack[-5:])
+		self.stack.pop()
+c = Check()
+c.feed(s)
+assert c.stack == [], c.stack
+EOF
+ok $? "--html page is self-contained, balanced, one inline SVG per metric"
+
+grep -q Traceback "$ALLERR"
+[ $? = 1 ]
+ok $? "no Python traceback on any input"
+
+[ "$NUM" = 45 ] || echo "# planned 45, ran $NUM"
+[ "$FAILED" = 0 ] && [ "$NUM" = 45 ]
