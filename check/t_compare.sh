@@ -58,7 +58,7 @@ metric_re()	# METRIC_SUFFIX VERDICT
 
 cd "$FIX" || exit 1
 echo "TAP version 13"
-echo "1..45"
+echo "1..49"
 
 expect "identical logs: no regression" 0 "^result: no regression" \
 	base.log base.log
@@ -215,6 +215,27 @@ run "$RES" "$TMP/emptydir"
 [ "$RC" = 1 ] && [ "$(wc -l <"$ERR")" = 1 ]
 ok $? "zc-results on a dir without logs: exit 1"
 
+# a directory of run directories pools each side's runs
+for r in 1 2; do
+	mkdir -p "$TMP/poolb/$r" "$TMP/pooln/$r" "$TMP/poolf/$r"
+done
+cp base.log "$TMP/poolb/1/tap_copy_fallback.log"
+cp same.log "$TMP/poolb/2/tap_copy_fallback.log"
+cp regressed.log "$TMP/pooln/1/tap_copy_fallback.log"
+cp tap.log "$TMP/pooln/2/tap_copy_fallback.log"
+cp same.log "$TMP/poolf/1/tap_copy_fallback.log"
+cp fail.log "$TMP/poolf/2/tap_copy_fallback.log"
+expect "pooled runs: samples of all runs count (n=10)" 1 \
+	"notap.throughput +MB/s +15[0-9]+ \[15121\.\.16022\] n=10 .*REGRESSED" \
+	"$TMP/poolb" "$TMP/pooln"
+expect "pooled runs: a case failing in one run is a regression" 1 \
+	"REGRESSED case +tap_copy_fallback/udp4.msgzc.notap: pass -> fail" \
+	"$TMP/poolb" "$TMP/poolf"
+expect "--exclude leaves out matching metrics" 0 "^result: no regression" \
+	--exclude '*.notap.*' base.log regressed.log
+! grep -q "notap.throughput" "$OUT"
+ok $? "--exclude: excluded metric not shown"
+
 run "$CMP" --html "$TMP/r.html" base.log tap.log
 [ "$RC" = 1 ] && [ -s "$TMP/r.html" ]
 ok $? "--html writes the page and keeps the exit code"
@@ -254,5 +275,5 @@ grep -q Traceback "$ALLERR"
 [ $? = 1 ]
 ok $? "no Python traceback on any input"
 
-[ "$NUM" = 45 ] || echo "# planned 45, ran $NUM"
-[ "$FAILED" = 0 ] && [ "$NUM" = 45 ]
+[ "$NUM" = 49 ] || echo "# planned 49, ran $NUM"
+[ "$FAILED" = 0 ] && [ "$NUM" = 49 ]
