@@ -33,6 +33,7 @@ struct zc_wit_range ranges[ZC_WIT_MAX_RANGES];
 /* Read by user space through the mmap'ed .bss. */
 __u64 hits[ZC_WIT_NKINDS];	/* calls (fentry/consume_skb) or pages */
 __u64 bytes[ZC_WIT_NKINDS];	/* bytes of pages allocated for copies */
+__u64 softirqd[ZC_WIT_NKINDS];	/* the same, seen in ksoftirqd threads */
 __u64 foreign[ZC_WIT_NKINDS];	/* the same, seen in other processes */
 __u64 stack_errors;
 
@@ -67,6 +68,22 @@ static __always_inline void count_bytes(int kind, __u64 nbytes)
 		__sync_fetch_and_add(&bytes[kind], nbytes);
 }
 
+/*
+ * Receive-side copies run in softirq: in the sender's context when the
+ * softirq runs on its bh-enable, in ksoftirqd when deferred. The latter
+ * cannot be told apart by process, so it is counted on its own.
+ */
+static __always_inline bool in_ksoftirqd(void)
+{
+	char comm[16];
+
+	if (bpf_get_current_comm(comm, sizeof(comm)))
+		return false;
+	return comm[0] == 'k' && comm[1] == 's' && comm[2] == 'o' &&
+	       comm[3] == 'f' && comm[4] == 't' && comm[5] == 'i' &&
+	       comm[6] == 'r' && comm[7] == 'q' && comm[8] == 'd';
+}
+
 static __always_inline void count(int kind, __u64 nbytes)
 {
 	if (!enabled)
@@ -74,7 +91,10 @@ static __always_inline void count(int kind, __u64 nbytes)
 	if (kind < 0 || kind >= ZC_WIT_NKINDS)
 		return;
 	if (!is_target()) {
-		__sync_fetch_and_add(&foreign[kind], 1);
+		if (in_ksoftirqd())
+			__sync_fetch_and_add(&softirqd[kind], 1);
+		else
+			__sync_fetch_and_add(&foreign[kind], 1);
 		return;
 	}
 	__sync_fetch_and_add(&hits[kind], 1);

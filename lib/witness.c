@@ -278,6 +278,8 @@ static void read_raw(struct zc_witness_counts *c)
 	c->copy_ubufs = b->hits[ZC_WIT_COPY_UBUFS];
 	c->pp_cow = b->hits[ZC_WIT_PP_COW];
 	c->copy_bytes = b->bytes[ZC_WIT_COPY_UBUFS] + b->bytes[ZC_WIT_PP_COW];
+	c->softirqd_copy_ubufs = b->softirqd[ZC_WIT_COPY_UBUFS];
+	c->softirqd_pp_cow = b->softirqd[ZC_WIT_PP_COW];
 	c->foreign = b->foreign[ZC_WIT_COPY_UBUFS] + b->foreign[ZC_WIT_PP_COW];
 }
 
@@ -305,6 +307,8 @@ void zc_witness_delta(const struct zc_witness_counts *after,
 	d->copy_ubufs = after->copy_ubufs - before->copy_ubufs;
 	d->pp_cow = after->pp_cow - before->pp_cow;
 	d->copy_bytes = after->copy_bytes - before->copy_bytes;
+	d->softirqd_copy_ubufs = after->softirqd_copy_ubufs - before->softirqd_copy_ubufs;
+	d->softirqd_pp_cow = after->softirqd_pp_cow - before->softirqd_pp_cow;
 	d->foreign = after->foreign - before->foreign;
 }
 
@@ -320,9 +324,11 @@ int zc_witness_format(const struct zc_witness_counts *c, char *buf, size_t len)
 	if (!zc_witness_kind(&why))
 		return snprintf(buf, len, "witness=none (%s)", why);
 	return snprintf(buf, len,
-			"witness=%s skb_copy_ubufs=%llu%s skb_pp_cow_data=%llu foreign=%llu",
+			"witness=%s skb_copy_ubufs=%llu%s skb_pp_cow_data=%llu ksoftirqd=%llu/%llu foreign=%llu",
 			wit.kind, (unsigned long long)c->copy_ubufs,
 			strcmp(zc_witness_unit(), "pages") ? "" : "pg",
 			(unsigned long long)c->pp_cow,
+			(unsigned long long)c->softirqd_copy_ubufs,
+			(unsigned long long)c->softirqd_pp_cow,
 			(unsigned long long)c->foreign);
 }

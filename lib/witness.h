@@ -24,8 +24,13 @@ struct zc_witness_counts {
 	uint64_t copy_ubufs;	/* skb_copy_ubufs: calls or pages, see unit */
 	uint64_t pp_cow;	/* skb_pp_cow_data: calls */
 	uint64_t copy_bytes;	/* bytes of copy pages (tracepoint only) */
-	uint64_t foreign;	/* copies seen in other processes (softirq
-				 * run by ksoftirqd, other programs) */
+	/*
+	 * The same two, seen in ksoftirqd: receive-side copies deferred
+	 * there belong to no process (ours or anyone's traffic).
+	 */
+	uint64_t softirqd_copy_ubufs;
+	uint64_t softirqd_pp_cow;
+	uint64_t foreign;	/* copies seen in other processes */
 };
 
 /*
@@ -47,9 +52,9 @@ void zc_witness_reset(void);
 void zc_witness_delta(const struct zc_witness_counts *after,
 		      const struct zc_witness_counts *before,
 		      struct zc_witness_counts *d);
-/* Did the witness see any copy in these counts? */
+/* Did the witness see any copy in these counts (this process only)? */
 bool zc_witness_copied(const struct zc_witness_counts *c);
-/* "witness=tracepoint copy_ubufs=16pg pp_cow=0 foreign=0" or "witness=none (why)" */
+/* "witness=tracepoint skb_copy_ubufs=16pg skb_pp_cow_data=0 ..." or "witness=none (why)" */
 int zc_witness_format(const struct zc_witness_counts *c, char *buf, size_t len);
 
 /*

@@ -1,0 +1,1136 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Path 2: the skb_copy_ubufs fallback under a packet tap.
+ *
+ * A zero-copy send (MSG_ZEROCOPY, io_uring SEND_ZC) is silently turned
+ * into a copy when an AF_PACKET socket sees the packet on its way out
+ * (dev_queue_xmit_nit -> skb_orphan_frags_rx -> skb_copy_ubufs): tcpdump,
+ * lldpd or a monitoring agent costs every zero-copy sender its zero-copy.
+ *
+ * Topology: two fd-held namespaces joined by veth, a sends to b, b drops
+ * UDP to SINK_PORT at tc clsact ingress (nothing copies there). Every
+ * verdict case sends one datagram at a time, takes the kernel's per-send
+ * verdict (MSG_ZEROCOPY completion code, SEND_ZC notification with
+ * REPORT_USAGE) and checks it against the copy witness (lib/witness.h), a
+ * BPF observer of skb_copy_ubufs / skb_pp_cow_data in this process.
+ *
+ * `tap_copy --list-taps [--netns PATH]` is the diagnosis mode: which packet
+ * sockets would make a zero-copy sender copy, and who owns them.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <linux/if_link.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "compat.h"
+#include "ktap.h"
+#include "meter.h"
+#include "netns.h"
+#include "opts.h"
+#include "probe.h"
+#include "taps.h"
+#include "util.h"
+#include "witness.h"
+#include "zcsend.h"
+#include "tc_drop.skel.h"
+#include "tap_copy.skel.h"
+
+#define NAME		"tap_copy"
+#define SINK_PORT	9000	/* dropped by tc at b's ingress */
+#define RECV_PORT	9001	/* local receivers (passes tc) */
+#define TOPO_MTU	65535
+#define UDP4_MAX	(TOPO_MTU - 28)
+#define UDP6_MAX	(TOPO_MTU - 48)
+#define TCP_SIZE	16384
+#define FRAG_MTU	1500
+#define FRAG_SIZE	4000	/* above FRAG_MTU - 28: fragmented */
+#define SENDS_DEFAULT	8
+#define SENDS_MAX	1000
+#define VERDICT_S	2.0	/* one send and its completion */
+#define WARMUP_S	0.2
+#define RATE_DEPTH	8
+/* Tap open (1) or closed (0) around each send of the toggle case. */
+#define TOGGLE_PATTERN	"0110100111010001"
+
+enum setup {
+	SETUP_NONE,		/* clean: tc drop, no tap */
+	SETUP_TAP_A,		/* ETH_P_ALL, unbound, sender namespace */
+	SETUP_TAP_A_DEV,	/* bound to the egress veth */
+	SETUP_TAP_B,		/* unbound, receiving namespace */
+	SETUP_TAP_IGNORE,	/* sender namespace, PACKET_IGNORE_OUTGOING */
+	SETUP_TAP_OTHER_DEV,	/* sender namespace, bound to lo */
+	SETUP_TOGGLE,		/* tap opened/closed per TOGGLE_PATTERN */
+	SETUP_LOCAL,		/* receiver bound in b, no drop */
+	SETUP_LOOPBACK,		/* receiver on 127.0.0.1 in a */
+	SETUP_FRAG,		/* datagram above the MTU */
+	SETUP_XDP,		/* XDP_DROP on b instead of tc */
+};
+
+/* What the witness must see on a copied send. */
+enum wit_expect {
+	WIT_COPY_UBUFS,		/* the fallback copy: skb_copy_ubufs */
+	WIT_NOTHING,		/* copied before zero-copy was tried */
+	WIT_PP_COW,		/* veth XDP: skb_pp_cow_data on every send */
+};
+
+struct vcase {
+	int family;
+	int type;			/* SOCK_DGRAM / SOCK_STREAM */
+	enum zc_send_mode mode;
+	enum setup setup;
+	int expect;			/* ZC_VERDICT_* for every send */
+	enum wit_expect wit;
+	const char *what;		/* one line: why this verdict */
+};
+
+struct rcase {
+	enum zc_send_mode mode;
+	const char *label;		/* metric name part */
+	unsigned int depth;
+};
+
+struct ctx {
+	struct zc_opts o;
+	struct zc_topo t;
+	struct tc_drop *sink;
+	struct tap_copy *xdp;
+	long sends;
+	bool diag_done;
+	char uring_skip[160];		/* "" when io_uring works */
+};
+
+/* One verdict case's running state. */
+struct vrun {
+	const struct vcase *v;
+	int fd, rx_fd, tap_fd;
+	size_t size;
+	bool mtu_changed, xdp_on;
+	uint64_t sink0, xdp0;
+	/* tallies */
+	long n, zc, copied, errors, kern_bad, wit_bad;
+	long wit_copy_sends, wit_cow_sends;
+	long rx_msgs;
+	long long rx_bytes;
+	struct zc_witness_counts wsum;
+	char first_bad[256];
+};
+
+static bool opt_list_taps;
+static const char *opt_netns;
+static long opt_sends = SENDS_DEFAULT;
+static bool opt_no_witness;
+
+enum { OPT_LIST_TAPS = 256, OPT_NETNS, OPT_SENDS, OPT_NO_WITNESS };
+
+static const struct zc_opt_extra extra_opts[] = {
+	{ "list-taps", 0, OPT_LIST_TAPS, NULL,
+	  "list the packet sockets that make zero-copy sends copy, and exit" },
+	{ "netns", 1, OPT_NETNS, "PATH",
+	  "with --list-taps: namespace to look in (/proc/PID/ns/net, /run/netns/X)" },
+	{ "sends", 1, OPT_SENDS, "N", "sends per verdict case (default 8)" },
+	{ "no-witness", 0, OPT_NO_WITNESS, NULL,
+	  "do not load the copy witness: assert the kernel flag only" },
+	{ NULL }
+};
+
+static int parse_extra(int val, const char *arg, char *err, size_t len)
+{
+	switch (val) {
+	case OPT_LIST_TAPS:
+		opt_list_taps = true;
+		return 0;
+	case OPT_NETNS:
+		opt_netns = arg;
+		return 0;
+	case OPT_NO_WITNESS:
+		opt_no_witness = true;
+		return 0;
+	case OPT_SENDS:
+		if (zc_parse_long(arg, 1, SENDS_MAX, &opt_sends)) {
+			snprintf(err, len, "--sends wants an integer in [1, %d], got '%s'",
+				 SENDS_MAX, arg);
+			return -1;
+		}
+		return 0;
+	}
+	snprintf(err, len, "unknown option");
+	return -1;
+}
+
+static const struct zc_test_desc desc = {
+	.name = NAME,
+	.summary = "zero-copy sends copied by skb_copy_ubufs under packet taps, with a BPF copy witness",
+	.extra = extra_opts,
+	.parse = parse_extra,
+	.size_default = UDP4_MAX,
+	.size_max = UDP4_MAX,
+};
+
+/* ---- diagnosis mode ---- */
+
+static int list_taps(void)
+{
+	int nsfd = -1, ret;
+
+	if (opt_netns) {
+		nsfd = open(opt_netns, O_RDONLY | O_CLOEXEC);
+		if (nsfd < 0) {
+			fprintf(stderr, "%s: --netns %s: %s\n", NAME, opt_netns,
+				strerror(errno));
+			return KSFT_FAIL;
+		}
+	}
+	ret = zc_taps_report(nsfd, opt_netns ? opt_netns : "this network namespace");
+	if (nsfd >= 0)
+		close(nsfd);
+	if (ret < 0) {
+		fprintf(stderr, "%s: cannot list taps%s%s: %s\n", NAME,
+			opt_netns ? " in " : "", opt_netns ? opt_netns : "",
+			strerror(-ret));
+		return KSFT_FAIL;
+	}
+	return KSFT_PASS;
+}
+
+/* ---- helpers ---- */
+
+/* The witness kind, or NULL with *why saying why none is loaded. */
+static const char *witness_kind(const char **why)
+{
+	const char *kind = zc_witness_kind(why);
+
+	if (!kind && opt_no_witness)
+		*why = "--no-witness given";
+	return kind;
+}
+
+static const char *verdict_name(int v)
+{
+	return v == ZC_VERDICT_COPIED ? "copied" : "zerocopy";
+}
+
+static void diag_once(struct ctx *cx)
+{
+	const char *why, *kind;
+
+	if (cx->diag_done)
+		return;
+	cx->diag_done = true;
+	kind = witness_kind(&why);
+	if (kind)
+		ktap_print_msg("copy witness: %s (counts skb_copy_ubufs %s, skb_pp_cow_data calls)%s%s",
+			       kind, zc_witness_unit(), strcmp(kind, "fentry") ? "; fentry refused: " : "",
+			       strcmp(kind, "fentry") ? why : "");
+	else
+		ktap_print_msg("copy witness: none loaded (%s); cases assert the kernel flag only",
+			       why);
+	/* Taps on this host: the first thing to look at when zero-copy copies. */
+	zc_taps_report(cx->t.origin_nsfd, "the starting network namespace");
+}
+
+static uint64_t sink_pkts(struct ctx *cx)
+{
+	return cx->sink->bss->pkts;
+}
+
+static int connect_to(int fd, int family, const void *addr, int port)
+{
+	struct sockaddr_in6 s6 = { .sin6_family = AF_INET6, .sin6_port = htons(port) };
+	struct sockaddr_in s4 = { .sin_family = AF_INET, .sin_port = htons(port) };
+
+	if (family == AF_INET6) {
+		memcpy(&s6.sin6_addr, addr, sizeof(s6.sin6_addr));
+		return connect(fd, (struct sockaddr *)&s6, sizeof(s6)) ? -errno : 0;
+	}
+	memcpy(&s4.sin_addr, addr, sizeof(s4.sin_addr));
+	return connect(fd, (struct sockaddr *)&s4, sizeof(s4)) ? -errno : 0;
+}
+
+static int bind_to(int fd, int family, const void *addr, int port)
+{
+	struct sockaddr_in6 s6 = { .sin6_family = AF_INET6, .sin6_port = htons(port) };
+	struct sockaddr_in s4 = { .sin_family = AF_INET, .sin_port = htons(port) };
+
+	if (family == AF_INET6) {
+		memcpy(&s6.sin6_addr, addr, sizeof(s6.sin6_addr));
+		return bind(fd, (struct sockaddr *)&s6, sizeof(s6)) ? -errno : 0;
+	}
+	memcpy(&s4.sin_addr, addr, sizeof(s4.sin_addr));
+	return bind(fd, (struct sockaddr *)&s4, sizeof(s4)) ? -errno : 0;
+}
+
+static const void *b_addr(struct ctx *cx, int family)
+{
+	return family == AF_INET6 ? (const void *)&cx->t.b.addr6 :
+				    (const void *)&cx->t.b.addr4;
+}
+
+/* Receiver in nsfd at addr:RECV_PORT; for TCP the accepted socket. */
+static int receiver_open(int nsfd, int family, int type, const void *addr,
+			 int *listen_fd)
+{
+	int fd, one = 1, ret;
+
+	*listen_fd = -1;
+	fd = zc_socket_in(nsfd, family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return fd;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	ret = bind_to(fd, family, addr, RECV_PORT);
+	if (!ret && type == SOCK_STREAM && listen(fd, 1))
+		ret = -errno;
+	if (ret) {
+		close(fd);
+		return ret;
+	}
+	if (type == SOCK_STREAM) {
+		*listen_fd = fd;
+		return -EINPROGRESS;
+	}
+	return fd;
+}
+
+static void receiver_drain(struct vrun *r)
+{
+	static char buf[1 << 16];
+	ssize_t n;
+
+	if (r->rx_fd < 0)
+		return;
+	while ((n = recv(r->rx_fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
+		r->rx_msgs++;
+		r->rx_bytes += n;
+	}
+}
+
+/* ---- XDP sink (the hidden copy case) ---- */
+
+struct xdp_args {
+	int ifindex, prog_fd;
+};
+
+static int xdp_in_ns(void *arg)
+{
+	struct xdp_args *a = arg;
+
+	return bpf_xdp_attach(a->ifindex, a->prog_fd, XDP_FLAGS_DRV_MODE, NULL);
+}
+
+static int xdp_set(struct ctx *cx, bool on)
+{
+	struct xdp_args a = { cx->t.b.ifindex, -1 };
+
+	if (on) {
+		if (!cx->xdp) {
+			cx->xdp = tap_copy__open_and_load();
+			if (!cx->xdp)
+				return -errno;
+		}
+		a.prog_fd = bpf_program__fd(cx->xdp->progs.zc_tap_xdp_drop);
+	}
+	return zc_netns_run(cx->t.b.nsfd, xdp_in_ns, &a);
+}
+
+/* ---- verdict cases ---- */
+
+static int tap_for(struct ctx *cx, enum setup s)
+{
+	switch (s) {
+	case SETUP_TAP_A:
+	case SETUP_TOGGLE:
+		return zc_tap_open_on(cx->t.a.nsfd, 0, false);
+	case SETUP_TAP_A_DEV:
+		return zc_tap_open_on(cx->t.a.nsfd, cx->t.a.ifindex, false);
+	case SETUP_TAP_B:
+		return zc_tap_open_on(cx->t.b.nsfd, 0, false);
+	case SETUP_TAP_IGNORE:
+		return zc_tap_open_on(cx->t.a.nsfd, 0, true);
+	case SETUP_TAP_OTHER_DEV:
+		return zc_tap_open_on(cx->t.a.nsfd, 1 /* lo */, false);
+	default:
+		return -ENOENT;
+	}
+}
+
+static int tcp_connect(struct ctx *cx, struct vrun *r, int lfd)
+{
+	int ret = connect_to(r->fd, r->v->family, b_addr(cx, r->v->family),
+			     RECV_PORT);
+
+	if (ret)
+		return ret;
+	if (zc_poll_one(lfd, POLLIN, VERDICT_S) <= 0)
+		return -ETIMEDOUT;
+	r->rx_fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	return r->rx_fd < 0 ? -errno : 0;
+}
+
+/* Socket, receiver, tap, MTU, XDP as the case wants. */
+static int vrun_setup(struct ctx *cx, struct vrun *r, char *why, size_t len)
+{
+	const struct vcase *v = r->v;
+	int nsfd = cx->t.a.nsfd, lfd = -1, ret;
+	const char *step = "socket";
+	struct in_addr lo4 = { htonl(INADDR_LOOPBACK) };
+
+	r->fd = zc_socket_in(nsfd, v->family, v->type | SOCK_CLOEXEC, 0);
+	if (r->fd < 0) {
+		ret = r->fd;
+		goto fail;
+	}
+	if (v->setup == SETUP_LOCAL || v->setup == SETUP_LOOPBACK) {
+		step = "receiver";
+		if (v->setup == SETUP_LOOPBACK)
+			ret = receiver_open(nsfd, v->family, v->type, &lo4, &lfd);
+		else
+			ret = receiver_open(cx->t.b.nsfd, v->family, v->type,
+					    b_addr(cx, v->family), &lfd);
+		if (ret >= 0)
+			r->rx_fd = ret;
+		else if (ret != -EINPROGRESS)
+			goto fail;
+		step = "connect";
+		if (v->type == SOCK_STREAM)
+			ret = tcp_connect(cx, r, lfd);
+		else if (v->setup == SETUP_LOOPBACK)
+			ret = connect_to(r->fd, v->family, &lo4, RECV_PORT);
+		else
+			ret = connect_to(r->fd, v->family, b_addr(cx, v->family),
+					 RECV_PORT);
+		if (lfd >= 0)
+			close(lfd);
+	} else {
+		step = "connect";
+		ret = connect_to(r->fd, v->family, b_addr(cx, v->family),
+				 SINK_PORT);
+	}
+	if (ret)
+		goto fail;
+	if (v->setup >= SETUP_TAP_A && v->setup <= SETUP_TAP_OTHER_DEV) {
+		step = "open tap";
+		r->tap_fd = tap_for(cx, v->setup);
+		if (r->tap_fd < 0) {
+			ret = r->tap_fd;
+			goto fail;
+		}
+	}
+	if (v->setup == SETUP_FRAG) {
+		step = "set MTU";
+		ret = zc_topo_set_mtu(&cx->t, FRAG_MTU);
+		if (ret)
+			goto fail;
+		r->mtu_changed = true;
+		/*
+		 * Later fragments carry no UDP header and would wait in b's
+		 * reassembly queue (ipfrag_time), holding the MSG_ZEROCOPY
+		 * completion: drop them all.
+		 */
+		cx->sink->bss->drop_port = 0;
+	}
+	if (v->setup == SETUP_XDP) {
+		step = "attach native XDP (frags) to the receiving veth";
+		ret = xdp_set(cx, true);
+		if (ret)
+			goto fail;
+		r->xdp_on = true;
+		r->xdp0 = cx->xdp->bss->pkts;
+	}
+	return 0;
+fail:
+	snprintf(why, len, "%s: %s", step, strerror(-ret));
+	return ret;
+}
+
+static void vrun_teardown(struct ctx *cx, struct vrun *r)
+{
+	if (r->xdp_on && xdp_set(cx, false))
+		ktap_print_msg("detaching XDP failed; later cases may be affected");
+	if (r->mtu_changed && zc_topo_set_mtu(&cx->t, TOPO_MTU))
+		ktap_print_msg("restoring MTU %d failed", TOPO_MTU);
+	cx->sink->bss->drop_port = SINK_PORT;
+	if (r->tap_fd >= 0)
+		close(r->tap_fd);
+	if (r->rx_fd >= 0)
+		close(r->rx_fd);
+	if (r->fd >= 0)
+		close(r->fd);
+}
+
+static size_t case_size(struct ctx *cx, const struct vcase *v)
+{
+	size_t max = v->family == AF_INET6 ? UDP6_MAX : UDP4_MAX;
+
+	if (v->setup == SETUP_FRAG)
+		return FRAG_SIZE;
+	if (v->type == SOCK_STREAM)
+		return TCP_SIZE;
+	return (size_t)cx->o.size < max ? (size_t)cx->o.size : max;
+}
+
+static int want_for(const struct vrun *r, long i)
+{
+	if (r->v->setup == SETUP_TOGGLE)
+		return TOGGLE_PATTERN[i % (sizeof(TOGGLE_PATTERN) - 1)] == '1' ?
+		       ZC_VERDICT_COPIED : ZC_VERDICT_ZEROCOPY;
+	return r->v->expect;
+}
+
+static void note_bad(struct vrun *r, const char *fmt, long i, const char *a,
+		     const char *b, const struct zc_witness_counts *d)
+{
+	char w[200];
+
+	if (r->first_bad[0])
+		return;
+	zc_witness_format(d, w, sizeof(w));
+	snprintf(r->first_bad, sizeof(r->first_bad), fmt, i, a, b);
+	snprintf(r->first_bad + strlen(r->first_bad),
+		 sizeof(r->first_bad) - strlen(r->first_bad), " (%s)", w);
+}
+
+/* Copies seen for this process, or in ksoftirqd (deferred receive work). */
+static uint64_t seen_copy_ubufs(const struct zc_witness_counts *d)
+{
+	return d->copy_ubufs + d->softirqd_copy_ubufs;
+}
+
+static uint64_t seen_pp_cow(const struct zc_witness_counts *d)
+{
+	return d->pp_cow + d->softirqd_pp_cow;
+}
+
+/*
+ * Does the witness agree with the kernel's verdict on one send? A copied
+ * send must show the function the case names; a zero-copy send nothing,
+ * except under XDP where veth copies (skb_pp_cow_data) every time.
+ */
+static bool witness_agrees(const struct vrun *r, int verdict,
+			   const struct zc_witness_counts *d)
+{
+	if (!zc_witness_kind(NULL))
+		return true;
+	switch (r->v->wit) {
+	case WIT_PP_COW:
+		return seen_pp_cow(d) && !d->copy_ubufs;
+	case WIT_NOTHING:
+		return !zc_witness_copied(d);
+	case WIT_COPY_UBUFS:
+	default:
+		if (verdict == ZC_VERDICT_COPIED)
+			return seen_copy_ubufs(d) && !d->pp_cow;
+		return !zc_witness_copied(d);
+	}
+}
+
+static int toggle_tap(struct ctx *cx, struct vrun *r, long i)
+{
+	bool want_open = want_for(r, i) == ZC_VERDICT_COPIED;
+
+	if (r->v->setup != SETUP_TOGGLE || want_open == (r->tap_fd >= 0))
+		return 0;
+	if (!want_open) {
+		close(r->tap_fd);
+		r->tap_fd = -1;
+		return 0;
+	}
+	r->tap_fd = tap_for(cx, SETUP_TOGGLE);
+	return r->tap_fd < 0 ? r->tap_fd : 0;
+}
+
+static void add_counts(struct zc_witness_counts *sum,
+		       const struct zc_witness_counts *d)
+{
+	sum->copy_ubufs += d->copy_ubufs;
+	sum->pp_cow += d->pp_cow;
+	sum->copy_bytes += d->copy_bytes;
+	sum->softirqd_copy_ubufs += d->softirqd_copy_ubufs;
+	sum->softirqd_pp_cow += d->softirqd_pp_cow;
+	sum->foreign += d->foreign;
+}
+
+static int one_send(struct ctx *cx, struct vrun *r, struct zc_sender *s, long i)
+{
+	struct zc_witness_counts w0, w1, d;
+	int want = want_for(r, i), ret;
+
+	ret = toggle_tap(cx, r, i);
+	if (ret)
+		return ret;
+	zc_witness_read(&w0);
+	ret = zc_sender_verdict(s, VERDICT_S);
+	zc_witness_read(&w1);
+	receiver_drain(r);
+	if (ret < 0)
+		return ret;
+	zc_witness_delta(&w1, &w0, &d);
+	add_counts(&r->wsum, &d);
+	r->n++;
+	r->wit_copy_sends += seen_copy_ubufs(&d) > 0;
+	r->wit_cow_sends += seen_pp_cow(&d) > 0;
+	if (ret == ZC_VERDICT_COPIED)
+		r->copied++;
+	else
+		r->zc++;
+	if (ret != want) {
+		r->kern_bad++;
+		note_bad(r, "send %ld: kernel says %s, expected %s", i,
+			 verdict_name(ret), verdict_name(want), &d);
+	}
+	if (!witness_agrees(r, ret, &d)) {
+		r->wit_bad++;
+		note_bad(r, "send %ld: witness disagrees with the kernel's %s%s", i,
+			 verdict_name(ret), "", &d);
+	}
+	return 0;
+}
+
+static int run_sends(struct ctx *cx, struct vrun *r, char *why, size_t len)
+{
+	struct zc_sender_cfg cfg = {
+		.mode = r->v->mode, .fd = r->fd, .size = r->size, .depth = 1,
+		.report_usage = true, .exact = true,
+	};
+	struct zc_sender *s;
+	int err = 0, ret = 0;
+	long i, n;
+
+	s = zc_sender_open(&cfg, &err);
+	if (!s) {
+		snprintf(why, len, "open %s sender: %s",
+			 zc_send_mode_name(r->v->mode), strerror(-err));
+		return err;
+	}
+	r->sink0 = sink_pkts(cx);
+	/* The toggle case runs its whole pattern at least once. */
+	n = cx->sends;
+	if (r->v->setup == SETUP_TOGGLE && n < (long)strlen(TOGGLE_PATTERN))
+		n = strlen(TOGGLE_PATTERN);
+	for (i = 0; i < n; i++) {
+		ret = one_send(cx, r, s, i);
+		if (ret) {
+			snprintf(why, len, "send %ld: %s", i, strerror(-ret));
+			break;
+		}
+	}
+	if (!ret && zc_sender_stats(s)->violations) {
+		snprintf(why, len, "io_uring contract: %s",
+			 zc_sender_stats(s)->violation);
+		ret = -EPROTO;
+	}
+	zc_sender_close(s);
+	return ret;
+}
+
+/* Real traffic behind the verdicts: the sink, XDP or the receiver saw it. */
+static bool traffic_seen(struct ctx *cx, const struct vrun *r, char *what,
+			 size_t len)
+{
+	uint64_t sink = sink_pkts(cx) - r->sink0;
+
+	switch (r->v->setup) {
+	case SETUP_LOCAL:
+	case SETUP_LOOPBACK:
+		snprintf(what, len, "receiver got %ld messages, %lld bytes",
+			 r->rx_msgs, r->rx_bytes);
+		return r->rx_bytes >= (long long)(r->v->type == SOCK_STREAM ?
+					r->n * r->size : r->size);
+	case SETUP_XDP:
+		sink = cx->xdp->bss->pkts - r->xdp0;
+		snprintf(what, len, "XDP sink dropped %llu packets",
+			 (unsigned long long)sink);
+		return sink >= (uint64_t)r->n;
+	default:
+		snprintf(what, len, "tc sink dropped %llu packets",
+			 (unsigned long long)sink);
+		return sink >= (uint64_t)r->n;
+	}
+}
+
+static void summary(const struct zc_case *c, struct vrun *r, const char *traffic)
+{
+	const char *why;
+	char w[200];
+
+	if (witness_kind(&why)) {
+		zc_witness_format(&r->wsum, w, sizeof(w));
+		ktap_print_msg("%s: %ld sends of %zu B: kernel copied %ld, zero-copy %ld; %s, copy seen on %ld/%ld sends; %s",
+			       c->name, r->n, r->size, r->copied, r->zc, w,
+			       r->v->wit == WIT_PP_COW ? r->wit_cow_sends : r->wit_copy_sends,
+			       r->n, traffic);
+	} else {
+		ktap_print_msg("%s: %ld sends of %zu B: kernel copied %ld, zero-copy %ld; no witness loaded (%s): kernel flag only; %s",
+			       c->name, r->n, r->size, r->copied, r->zc, why,
+			       traffic);
+	}
+	ktap_zcmode(c->name, r->zc, r->copied);
+}
+
+/* veth under XDP: a copy the kernel's flag does not report. */
+static void judge_xdp(const struct zc_case *c, struct vrun *r)
+{
+	const char *why;
+
+	if (!witness_kind(&why)) {
+		if (r->copied == r->n)
+			ktap_xpass(c->name, "kernel now reports veth's XDP copy");
+		else if (r->kern_bad)
+			ktap_fail(c->name, "%s: %s", c->name, r->first_bad);
+		else
+			ktap_xfail(c->name, "kernel reports zero-copy for %ld/%ld sends; veth copies in skb_pp_cow_data, no witness to count it (%s)",
+				   r->zc, r->n, why);
+		return;
+	}
+	if (r->wit_bad) {
+		ktap_fail(c->name, "%s: %s", c->name, r->first_bad);
+		return;
+	}
+	if (r->copied == r->n)
+		ktap_xpass(c->name, "kernel now reports veth's XDP copy: copied %ld/%ld, skb_pp_cow_data=%llu",
+			   r->copied, r->n, (unsigned long long)r->wsum.pp_cow);
+	else if (r->zc == r->n)
+		ktap_xfail(c->name, "hidden copy: kernel reports zero-copy for %ld/%ld sends, witness %s saw skb_pp_cow_data=%llu calls on %ld/%ld",
+			   r->zc, r->n, zc_witness_kind(NULL),
+			   (unsigned long long)r->wsum.pp_cow, r->wit_cow_sends, r->n);
+	else
+		ktap_fail(c->name, "%s: mixed verdicts under XDP: copied %ld, zero-copy %ld",
+			  c->name, r->copied, r->zc);
+}
+
+static bool case_runnable(const struct zc_case *c, struct ctx *cx,
+			  const struct vcase *v)
+{
+	if (zc_send_mode_uring(v->mode) && cx->uring_skip[0]) {
+		ktap_skip(c->name, "%s", cx->uring_skip);
+		return false;
+	}
+	return true;
+}
+
+static void case_verdict(const struct zc_case *c, void *arg)
+{
+	const struct vcase *v = c->arg;
+	struct ctx *cx = arg;
+	struct vrun r = { .v = v, .fd = -1, .rx_fd = -1, .tap_fd = -1 };
+	char why[256] = "", traffic[128];
+	bool seen;
+	int ret;
+
+	diag_once(cx);
+	if (!case_runnable(c, cx, v))
+		return;
+	r.size = case_size(cx, v);
+	ret = vrun_setup(cx, &r, why, sizeof(why));
+	if (ret) {
+		vrun_teardown(cx, &r);
+		if (v->setup == SETUP_XDP && (ret == -EOPNOTSUPP || ret == -EINVAL))
+			ktap_skip(c->name, "%s", why);
+		else
+			ktap_fail(c->name, "%s: %s", c->name, why);
+		return;
+	}
+	ret = run_sends(cx, &r, why, sizeof(why));
+	seen = traffic_seen(cx, &r, traffic, sizeof(traffic));
+	vrun_teardown(cx, &r);
+	if (ret) {
+		ktap_fail(c->name, "%s: %s", c->name, why);
+		return;
+	}
+	summary(c, &r, traffic);
+	ktap_print_msg("%s: %s", c->name, v->what);
+	if (!seen) {
+		ktap_fail(c->name, "%s: no real traffic behind the verdicts: %s",
+			  c->name, traffic);
+		return;
+	}
+	if (v->setup == SETUP_XDP) {
+		judge_xdp(c, &r);
+		return;
+	}
+	ktap_result(c->name, !r.kern_bad && !r.wit_bad, "%s: %ld kernel mismatches, %ld witness disagreements; first: %s",
+		    c->name, r.kern_bad, r.wit_bad, r.first_bad);
+}
+
+/* ---- tap listing against taps we open ---- */
+
+static const struct zc_tap *find_tap(const struct zc_tap *taps, int n, int fd)
+{
+	char path[64], link[64];
+	unsigned long ino;
+	ssize_t l;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	l = readlink(path, link, sizeof(link) - 1);
+	if (l <= 0)
+		return NULL;
+	link[l] = '\0';
+	if (sscanf(link, "socket:[%lu]", &ino) != 1)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (taps[i].inode == ino)
+			return &taps[i];
+	return NULL;
+}
+
+struct tap_want {
+	enum setup setup;
+	bool copies_tx;
+	int ignore_outgoing;
+};
+
+static bool check_tap(const struct zc_tap *t, const struct tap_want *w,
+		      int ifindex, char *why, size_t len)
+{
+	char line[320];
+
+	if (!t) {
+		snprintf(why, len, "tap of setup %d not listed", w->setup);
+		return false;
+	}
+	zc_tap_format(t, line, sizeof(line));
+	ktap_print_msg("%s", line);
+	if (t->pid != getpid() || t->ignore_outgoing != w->ignore_outgoing ||
+	    t->copies_tx != w->copies_tx || t->ifindex != ifindex ||
+	    t->proto != 0x0003 || !t->running) {
+		snprintf(why, len, "wrong listing: %s", line);
+		return false;
+	}
+	return true;
+}
+
+static void case_list_taps(const struct zc_case *c, void *arg)
+{
+	static const struct tap_want wants[] = {
+		{ SETUP_TAP_A, true, 0 },
+		{ SETUP_TAP_A_DEV, true, 0 },
+		{ SETUP_TAP_IGNORE, false, 1 },
+		{ SETUP_TAP_OTHER_DEV, true, 0 },
+	};
+	struct ctx *cx = arg;
+	int fds[ZC_ARRAY_SIZE(wants)], n, i, ifindex;
+	struct zc_tap taps[32];
+	char why[400] = "";
+	bool ok = true;
+
+	diag_once(cx);
+	for (i = 0; i < (int)ZC_ARRAY_SIZE(wants); i++)
+		fds[i] = tap_for(cx, wants[i].setup);
+	n = zc_taps_list(cx->t.a.nsfd, taps, ZC_ARRAY_SIZE(taps));
+	if (n < 0)
+		snprintf(why, sizeof(why), "list: %s", strerror(-n));
+	for (i = 0; n >= 0 && i < (int)ZC_ARRAY_SIZE(wants); i++) {
+		if (fds[i] < 0) {
+			snprintf(why, sizeof(why), "open tap: %s", strerror(-fds[i]));
+			ok = false;
+			break;
+		}
+		ifindex = wants[i].setup == SETUP_TAP_A_DEV ? cx->t.a.ifindex :
+			  wants[i].setup == SETUP_TAP_OTHER_DEV ? 1 : 0;
+		if (!check_tap(find_tap(taps, n, fds[i]), &wants[i], ifindex,
+			       why, sizeof(why)))
+			ok = false;
+	}
+	/* The topology's own namespaces start with no tap at all. */
+	if (ok && n != (int)ZC_ARRAY_SIZE(wants) + (cx->t.inject_tap_fd >= 0)) {
+		snprintf(why, sizeof(why), "%d packet sockets listed, opened %zu",
+			 n, ZC_ARRAY_SIZE(wants));
+		ok = false;
+	}
+	for (i = 0; i < (int)ZC_ARRAY_SIZE(wants); i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	ktap_result(c->name, n >= 0 && ok, "%s: %s", c->name, why);
+}
+
+/* ---- rates ---- */
+
+static void rate_config(struct ctx *cx, const struct rcase *rc,
+			struct zc_sender *s, const char *prefix)
+{
+	ktap_print_msg("config: %s: %s, udp4 %ld B per send, depth %u%s, ring %s, cpu tx %d (rx: softirq on the sending CPU), mtu %d, %.2f s x %d after %.1f s warmup, sink tc clsact ingress drop, tap ETH_P_ALL unbound in the sender namespace for .tap, witness paused, kernel %s",
+		       prefix, zc_send_mode_name(rc->mode), cx->o.size, rc->depth,
+		       zc_send_mode_uring(rc->mode) && zc_send_mode_zerocopy(rc->mode) ?
+		       ", report_usage" : "",
+		       zc_send_mode_uring(rc->mode) ? zc_sender_ring_desc(s) : "none",
+		       cx->o.cpu_tx, cx->t.mtu, cx->o.duration, cx->o.repeat,
+		       WARMUP_S, zc_kernel_release());
+}
+
+static int measure(struct ctx *cx, const struct rcase *rc, bool tap,
+		   struct zc_rate *rate, char *why, size_t len)
+{
+	struct zc_meter_cfg mc = { .duration = cx->o.duration,
+				   .warmup = WARMUP_S, .repeat = cx->o.repeat };
+	struct zc_sender_cfg cfg = { .mode = rc->mode, .size = cx->o.size,
+				     .depth = rc->depth, .report_usage = true };
+	const struct zc_send_stats *st;
+	char prefix[128];
+	struct zc_sender *s = NULL;
+	int tap_fd = -1, ret, err = 0;
+	uint64_t sink0 = sink_pkts(cx);
+
+	snprintf(prefix, sizeof(prefix), NAME ".udp4.%s.%s", rc->label,
+		 tap ? "tap" : "notap");
+	cfg.fd = zc_socket_in(cx->t.a.nsfd, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	ret = cfg.fd < 0 ? cfg.fd :
+	      connect_to(cfg.fd, AF_INET, &cx->t.b.addr4, SINK_PORT);
+	if (!ret && tap) {
+		tap_fd = tap_for(cx, SETUP_TAP_A);
+		ret = tap_fd < 0 ? tap_fd : 0;
+	}
+	if (!ret) {
+		s = zc_sender_open(&cfg, &err);
+		ret = s ? 0 : err;
+	}
+	if (!ret)
+		ret = zc_measure(&mc, zc_sender_step, s, rate);
+	if (!ret)
+		ret = zc_sender_flush(s, VERDICT_S, 0);
+	if (ret) {
+		snprintf(why, len, "%s: %s", prefix, strerror(-ret));
+	} else if (sink_pkts(cx) == sink0) {
+		snprintf(why, len, "%s: the sink saw no packets", prefix);
+		ret = -EIO;
+	} else {
+		st = zc_sender_stats(s);
+		zc_report_rate(prefix, rate, false);
+		if (zc_send_mode_zerocopy(rc->mode))
+			ktap_zcmode(prefix, st->zerocopy, st->copied);
+		else
+			ktap_zcmode(prefix, 0, st->completed);
+		rate_config(cx, rc, s, prefix);
+	}
+	if (s)
+		zc_sender_close(s);
+	if (tap_fd >= 0)
+		close(tap_fd);
+	if (cfg.fd >= 0)
+		close(cfg.fd);
+	return ret;
+}
+
+static void case_rate(const struct zc_case *c, void *arg)
+{
+	const struct rcase *rc = c->arg;
+	struct zc_rate notap, tap;
+	struct ctx *cx = arg;
+	char why[256], name[128];
+
+	diag_once(cx);
+	if (zc_send_mode_uring(rc->mode) && cx->uring_skip[0]) {
+		ktap_skip(c->name, "%s", cx->uring_skip);
+		return;
+	}
+	/* A stack walk per page allocation would be measured too. */
+	zc_witness_enable(false);
+	if (measure(cx, rc, false, &notap, why, sizeof(why)) ||
+	    measure(cx, rc, true, &tap, why, sizeof(why))) {
+		zc_witness_enable(true);
+		ktap_fail(c->name, "%s", why);
+		return;
+	}
+	zc_witness_enable(true);
+	snprintf(name, sizeof(name), NAME ".udp4.%s.tap_ratio", rc->label);
+	if (notap.mbps.median > 0)
+		ktap_metric_value(name, tap.mbps.median / notap.mbps.median, "ratio");
+	ktap_result(c->name, notap.bytes && tap.bytes, "%s: no bytes moved",
+		    c->name);
+}
+
+/* ---- case table ---- */
+
+#define MZ	ZC_MODE_MSG_ZEROCOPY
+#define SZ	ZC_MODE_SEND_ZC
+#define ZC	ZC_VERDICT_ZEROCOPY
+#define CP	ZC_VERDICT_COPIED
+
+#define VC(id, fam, type, mode, setup, expect, wit, what)		\
+	static const struct vcase vc_##id = {				\
+		fam, type, mode, setup, expect, wit, what }
+
+#define NOTAP_WHY	"tc drop at the receiving veth frees the skb untouched: zero-copy"
+#define TAPA_WHY	"ETH_P_ALL tap in the sender namespace: dev_queue_xmit_nit -> skb_copy_ubufs"
+#define TAPDEV_WHY	"ETH_P_ALL tap bound to the egress veth: dev_queue_xmit_nit -> skb_copy_ubufs"
+#define TAPB_WHY	"ETH_P_ALL tap in the receiving namespace: __netif_receive_skb_core -> skb_copy_ubufs before tc"
+#define IGN_WHY		"tap with PACKET_IGNORE_OUTGOING: skipped on transmit, zero-copy"
+#define OTHER_WHY	"tap bound to lo: not on the egress path, zero-copy"
+#define TOGGLE_WHY	"tap opened/closed between sends (" TOGGLE_PATTERN "): verdicts follow per send"
+#define LOCAL_WHY	"delivery to a socket bound in the receiving namespace: skb_orphan_frags_rx copies"
+#define LOOP_WHY	"delivery over loopback to a local socket: skb_orphan_frags_rx copies"
+#define FRAG_WHY	"datagram above MTU-28 is fragmented: copied at send, no zero-copy attempted, no fallback copy"
+#define XDP_WHY		"XDP_DROP on the receiving veth: veth copies (skb_pp_cow_data), the kernel's flag says zero-copy"
+
+VC(u4_mz_notap, AF_INET, SOCK_DGRAM, MZ, SETUP_NONE, ZC, WIT_COPY_UBUFS, NOTAP_WHY);
+VC(u4_sz_notap, AF_INET, SOCK_DGRAM, SZ, SETUP_NONE, ZC, WIT_COPY_UBUFS, NOTAP_WHY);
+VC(u4_mz_tap_a, AF_INET, SOCK_DGRAM, MZ, SETUP_TAP_A, CP, WIT_COPY_UBUFS, TAPA_WHY);
+VC(u4_sz_tap_a, AF_INET, SOCK_DGRAM, SZ, SETUP_TAP_A, CP, WIT_COPY_UBUFS, TAPA_WHY);
+VC(u4_mz_tap_dev, AF_INET, SOCK_DGRAM, MZ, SETUP_TAP_A_DEV, CP, WIT_COPY_UBUFS, TAPDEV_WHY);
+VC(u4_sz_tap_dev, AF_INET, SOCK_DGRAM, SZ, SETUP_TAP_A_DEV, CP, WIT_COPY_UBUFS, TAPDEV_WHY);
+VC(u4_mz_tap_b, AF_INET, SOCK_DGRAM, MZ, SETUP_TAP_B, CP, WIT_COPY_UBUFS, TAPB_WHY);
+VC(u4_sz_tap_b, AF_INET, SOCK_DGRAM, SZ, SETUP_TAP_B, CP, WIT_COPY_UBUFS, TAPB_WHY);
+VC(u4_mz_tap_ign, AF_INET, SOCK_DGRAM, MZ, SETUP_TAP_IGNORE, ZC, WIT_COPY_UBUFS, IGN_WHY);
+VC(u4_sz_tap_ign, AF_INET, SOCK_DGRAM, SZ, SETUP_TAP_IGNORE, ZC, WIT_COPY_UBUFS, IGN_WHY);
+VC(u4_mz_tap_other, AF_INET, SOCK_DGRAM, MZ, SETUP_TAP_OTHER_DEV, ZC, WIT_COPY_UBUFS, OTHER_WHY);
+VC(u4_sz_tap_other, AF_INET, SOCK_DGRAM, SZ, SETUP_TAP_OTHER_DEV, ZC, WIT_COPY_UBUFS, OTHER_WHY);
+VC(u4_mz_toggle, AF_INET, SOCK_DGRAM, MZ, SETUP_TOGGLE, ZC, WIT_COPY_UBUFS, TOGGLE_WHY);
+VC(u4_sz_toggle, AF_INET, SOCK_DGRAM, SZ, SETUP_TOGGLE, ZC, WIT_COPY_UBUFS, TOGGLE_WHY);
+VC(u4_mz_local, AF_INET, SOCK_DGRAM, MZ, SETUP_LOCAL, CP, WIT_COPY_UBUFS, LOCAL_WHY);
+VC(u4_sz_local, AF_INET, SOCK_DGRAM, SZ, SETUP_LOCAL, CP, WIT_COPY_UBUFS, LOCAL_WHY);
+VC(u4_mz_loop, AF_INET, SOCK_DGRAM, MZ, SETUP_LOOPBACK, CP, WIT_COPY_UBUFS, LOOP_WHY);
+VC(u4_sz_loop, AF_INET, SOCK_DGRAM, SZ, SETUP_LOOPBACK, CP, WIT_COPY_UBUFS, LOOP_WHY);
+VC(u4_mz_frag, AF_INET, SOCK_DGRAM, MZ, SETUP_FRAG, CP, WIT_NOTHING, FRAG_WHY);
+VC(u4_sz_frag, AF_INET, SOCK_DGRAM, SZ, SETUP_FRAG, CP, WIT_NOTHING, FRAG_WHY);
+VC(u4_mz_xdp, AF_INET, SOCK_DGRAM, MZ, SETUP_XDP, ZC, WIT_PP_COW, XDP_WHY);
+VC(u4_sz_xdp, AF_INET, SOCK_DGRAM, SZ, SETUP_XDP, ZC, WIT_PP_COW, XDP_WHY);
+VC(u6_mz_notap, AF_INET6, SOCK_DGRAM, MZ, SETUP_NONE, ZC, WIT_COPY_UBUFS, NOTAP_WHY);
+VC(u6_sz_notap, AF_INET6, SOCK_DGRAM, SZ, SETUP_NONE, ZC, WIT_COPY_UBUFS, NOTAP_WHY);
+VC(u6_mz_tap_a, AF_INET6, SOCK_DGRAM, MZ, SETUP_TAP_A, CP, WIT_COPY_UBUFS, TAPA_WHY);
+VC(u6_sz_tap_a, AF_INET6, SOCK_DGRAM, SZ, SETUP_TAP_A, CP, WIT_COPY_UBUFS, TAPA_WHY);
+VC(t4_mz_local, AF_INET, SOCK_STREAM, MZ, SETUP_LOCAL, CP, WIT_COPY_UBUFS,
+   "TCP to a receiver in the peer namespace: local delivery copies");
+VC(t4_sz_local, AF_INET, SOCK_STREAM, SZ, SETUP_LOCAL, CP, WIT_COPY_UBUFS,
+   "TCP to a receiver in the peer namespace: local delivery copies");
+
+static const struct rcase rate_send = { ZC_MODE_SEND, "send", 1 };
+static const struct rcase rate_msgzc = { ZC_MODE_MSG_ZEROCOPY, "msgzc", RATE_DEPTH };
+static const struct rcase rate_sendzc = { ZC_MODE_SEND_ZC, "sendzc", RATE_DEPTH };
+static const struct rcase rate_fixed = { ZC_MODE_SEND_ZC_FIXED, "sendzc_fixed", RATE_DEPTH };
+
+#define V(name, id)	{ name, case_verdict, &vc_##id }
+static const struct zc_case cases[] = {
+	{ "taps.list", case_list_taps, NULL },
+	V("udp4.msgzc.notap", u4_mz_notap),
+	V("udp4.sendzc.notap", u4_sz_notap),
+	V("udp4.msgzc.tap_sender_ns", u4_mz_tap_a),
+	V("udp4.sendzc.tap_sender_ns", u4_sz_tap_a),
+	V("udp4.msgzc.tap_egress_dev", u4_mz_tap_dev),
+	V("udp4.sendzc.tap_egress_dev", u4_sz_tap_dev),
+	V("udp4.msgzc.tap_receiver_ns", u4_mz_tap_b),
+	V("udp4.sendzc.tap_receiver_ns", u4_sz_tap_b),
+	V("udp4.msgzc.tap_ignore_outgoing", u4_mz_tap_ign),
+	V("udp4.sendzc.tap_ignore_outgoing", u4_sz_tap_ign),
+	V("udp4.msgzc.tap_other_dev", u4_mz_tap_other),
+	V("udp4.sendzc.tap_other_dev", u4_sz_tap_other),
+	V("udp4.msgzc.tap_toggle", u4_mz_toggle),
+	V("udp4.sendzc.tap_toggle", u4_sz_toggle),
+	V("udp4.msgzc.local_bound", u4_mz_local),
+	V("udp4.sendzc.local_bound", u4_sz_local),
+	V("udp4.msgzc.loopback", u4_mz_loop),
+	V("udp4.sendzc.loopback", u4_sz_loop),
+	V("udp4.msgzc.fragmented", u4_mz_frag),
+	V("udp4.sendzc.fragmented", u4_sz_frag),
+	V("udp4.msgzc.xdp_hidden_copy", u4_mz_xdp),
+	V("udp4.sendzc.xdp_hidden_copy", u4_sz_xdp),
+	V("udp6.msgzc.notap", u6_mz_notap),
+	V("udp6.sendzc.notap", u6_sz_notap),
+	V("udp6.msgzc.tap_sender_ns", u6_mz_tap_a),
+	V("udp6.sendzc.tap_sender_ns", u6_sz_tap_a),
+	V("tcp4.msgzc.local", t4_mz_local),
+	V("tcp4.sendzc.local", t4_sz_local),
+	{ "rate.send", case_rate, &rate_send },
+	{ "rate.msgzc", case_rate, &rate_msgzc },
+	{ "rate.sendzc", case_rate, &rate_sendzc },
+	{ "rate.sendzc_fixed", case_rate, &rate_fixed },
+};
+
+/* ---- setup ---- */
+
+static int prereqs(char *reason, size_t len)
+{
+	static const cap_value_t caps[] = { CAP_SYS_ADMIN, CAP_NET_ADMIN,
+					    CAP_NET_RAW };
+	static const char *const config[] = {
+		"CONFIG_PACKET", "CONFIG_VETH", "CONFIG_NET_SCH_INGRESS",
+		"CONFIG_NET_CLS_BPF", "CONFIG_BPF_SYSCALL",
+	};
+
+	if (zc_require_caps(reason, len, caps, ZC_ARRAY_SIZE(caps)) ||
+	    zc_require_bpf_caps(reason, len) ||
+	    zc_require_config(reason, len, config, ZC_ARRAY_SIZE(config)))
+		return -1;
+	return 0;
+}
+
+static void probe_uring(struct ctx *cx)
+{
+	long disabled = 0;
+
+	if (zc_config_get("CONFIG_IO_URING") == 'n')
+		snprintf(cx->uring_skip, sizeof(cx->uring_skip),
+			 "CONFIG_IO_URING not set");
+	else if (!zc_sysctl_read("kernel.io_uring_disabled", &disabled) &&
+		 disabled)
+		snprintf(cx->uring_skip, sizeof(cx->uring_skip),
+			 "io_uring disabled (kernel.io_uring_disabled=%ld)",
+			 disabled);
+}
+
+static int sink_attach(struct ctx *cx, char *why, size_t len)
+{
+	int ret;
+
+	cx->sink = tc_drop__open_and_load();
+	if (!cx->sink) {
+		snprintf(why, len, "load tc drop program: %s", strerror(errno));
+		return -errno;
+	}
+	cx->sink->bss->drop_port = SINK_PORT;
+	ret = zc_tc_attach(cx->t.b.nsfd, cx->t.b.ifindex,
+			   bpf_program__fd(cx->sink->progs.zc_tc_drop), true);
+	if (ret)
+		snprintf(why, len, "attach tc drop at clsact ingress: %s",
+			 strerror(-ret));
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	static struct ctx cx;
+	char reason[256], wreason[256];
+	int ret;
+
+	zc_opts_parse_or_exit(&cx.o, argc, argv, &desc);
+	if (opt_netns && !opt_list_taps) {
+		fprintf(stderr, "%s: --netns goes with --list-taps\n", NAME);
+		return KSFT_FAIL;
+	}
+	if (opt_list_taps)
+		return list_taps();
+	if (cx.o.list) {
+		zc_list_cases(cases, ZC_ARRAY_SIZE(cases), &cx.o);
+		return KSFT_PASS;
+	}
+	cx.sends = opt_sends;
+	if (prereqs(reason, sizeof(reason)))
+		return zc_skip_cases(cases, ZC_ARRAY_SIZE(cases), &cx.o, "%s", reason);
+	zc_raise_limits();
+	probe_uring(&cx);
+	if (zc_topo_setup(&cx.t, TOPO_MTU, reason, sizeof(reason)))
+		ktap_exit_fail_msg("%s: topology: %s", NAME, reason);
+	if (sink_attach(&cx, reason, sizeof(reason)))
+		ktap_exit_fail_msg("%s: %s", NAME, reason);
+	/* No witness is not a skip: every case still asserts the kernel flag. */
+	if (!opt_no_witness)
+		zc_witness_open(wreason, sizeof(wreason));
+	ret = zc_pin_cpu(cx.o.cpu_tx);
+	if (ret)
+		ktap_exit_fail_msg("%s: pin to CPU %d: %s", NAME, cx.o.cpu_tx,
+				   strerror(-ret));
+	ret = zc_run_cases(cases, ZC_ARRAY_SIZE(cases), &cx.o, &cx);
+	zc_witness_close();
+	if (cx.xdp)
+		tap_copy__destroy(cx.xdp);
+	tc_drop__destroy(cx.sink);
+	zc_topo_teardown(&cx.t);
+	return ret;
+}
