@@ -8,8 +8,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
-#define ZC_SM_KEY_RX		0
-#define ZC_SM_KEY_TARGET	1
+#include "sockmap_abi.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_SOCKMAP);

@@ -19,8 +19,8 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -36,10 +36,9 @@
 #include "probe.h"
 #include "util.h"
 #include "sockmap.skel.h"
+#include "../bpf/sockmap_abi.h"
 
 #define NAME		"sockmap_splice"
-#define KEY_RX		0	/* p1: where the producer's bytes arrive */
-#define KEY_TARGET	1	/* c2: where the verdict sends them */
 /* Prime, so a lost or repeated chunk shifts the pattern and shows. */
 #define PERIOD		1048573UL
 #define SEED		0x5a11ce
@@ -145,6 +144,12 @@ fail_why(char *why, size_t len, const char *fmt, ...)
 	vsnprintf(why, len, fmt, ap);
 	va_end(ap);
 	return -1;
+}
+
+/* zc_poll_one's result: events, 0 on timeout, -errno. */
+static bool has_ev(int revents, short ev)
+{
+	return revents > 0 && (revents & ev);
 }
 
 static int fionread(int fd)
@@ -264,9 +269,9 @@ static int attach_verdict(struct topo *t)
 			    bpf_map__fd(t->skel->maps.zc_sm_map),
 			    BPF_SK_SKB_STREAM_VERDICT, 0))
 		return -errno;
-	ret = map_add(t, KEY_RX, t->p1);
+	ret = map_add(t, ZC_SM_KEY_RX, t->p1);
 	if (!ret && t->mode != MODE_PASS)
-		ret = map_add(t, KEY_TARGET, t->c2);
+		ret = map_add(t, ZC_SM_KEY_TARGET, t->c2);
 	return ret;
 }
 
@@ -538,27 +543,32 @@ static void rx_init(struct rx *r, struct ctx *cx, struct topo *t,
 	r->bad = -1;
 }
 
+/* total 0: an open-ended stream (rates). */
 static void rx_error(struct rx *r, long ret, uint64_t total, char *why,
 		     size_t len)
 {
-	char state[96];
+	const char *call = r->kind == RX_READ ? "read" : "splice";
+	char state[96], at[64];
+	int inq = fionread(r->t->rx);
 
 	topo_state(r->t, state, sizeof(state));
+	if (total)
+		snprintf(at, sizeof(at), "after %llu of %llu bytes",
+			 (unsigned long long)r->got, (unsigned long long)total);
+	else
+		snprintf(at, sizeof(at), "after %llu bytes",
+			 (unsigned long long)r->got);
 	if (ret == -EBADMSG)
 		snprintf(why, len, "wrong byte at stream offset %ld", r->bad);
+	else if (ret == 0 && inq > 0)
+		snprintf(why, len, "%s returned 0 (false end of file) with FIONREAD=%d %s",
+			 call, inq, at);
 	else if (ret == 0)
-		snprintf(why, len, "end of file after %llu of %llu bytes (%s)",
-			 (unsigned long long)r->got, (unsigned long long)total,
-			 state);
+		snprintf(why, len, "end of file %s (%s)", at, state);
 	else if (ret == -ETIMEDOUT)
-		snprintf(why, len, "stalled %.0f s after %llu of %llu bytes (%s)",
-			 STALL_S, (unsigned long long)r->got,
-			 (unsigned long long)total, state);
+		snprintf(why, len, "stalled %.0f s %s (%s)", STALL_S, at, state);
 	else
-		snprintf(why, len, "%s after %llu of %llu bytes: %s",
-			 r->kind == RX_READ ? "read" : "splice",
-			 (unsigned long long)r->got, (unsigned long long)total,
-			 strerror(-ret));
+		snprintf(why, len, "%s %s: %s", call, at, strerror(-ret));
 }
 
 /* Nothing beyond what was sent: no POLLIN, FIONREAD 0, read says EAGAIN. */
@@ -568,11 +578,11 @@ static int rx_nothing_more(struct topo *t, char *why, size_t len)
 	int inq = fionread(t->rx);
 	char c;
 
-	if (!(revents & POLLIN) && inq == 0 &&
+	if (!has_ev(revents, POLLIN) && inq == 0 &&
 	    read(t->rx, &c, 1) < 0 && errno == EAGAIN)
 		return 0;
 	snprintf(why, len, "bytes beyond the pattern: POLLIN=%d FIONREAD=%d",
-		 !!(revents & POLLIN), inq);
+		 has_ev(revents, POLLIN), inq);
 	return -1;
 }
 
@@ -589,10 +599,10 @@ static int transfer(struct ctx *cx, struct topo *t, enum rx_kind kind,
 	long ret = 1;
 
 	rx_init(&r, cx, t, kind, true);
-	if (producer_start(&p, cx, t->c1, total, TRANSFER_S)) {
-		snprintf(why, len, "producer thread: %s", strerror(errno));
-		return -1;
-	}
+	ret = producer_start(&p, cx, t->c1, total, TRANSFER_S);
+	if (ret)
+		return fail_why(why, len, "producer thread: %s", strerror(-ret));
+	ret = 1;
 	while (r.got < total && ret > 0 && zc_now() < deadline)
 		ret = rx_once(&r, STALL_S);
 	producer_stop(&p);
@@ -671,7 +681,8 @@ static int wait_inq(int fd, int want, double secs)
 	int inq;
 
 	while ((inq = fionread(fd)) >= 0 && inq < want && zc_now() < deadline)
-		zc_poll_one(fd, POLLIN, 0.01);
+		if (zc_poll_one(fd, POLLIN, 0.01) > 0)
+			usleep(1000);	/* some bytes are there, more to come */
 	return inq;
 }
 
@@ -730,8 +741,15 @@ static void probe_splice(struct ctx *cx, struct topo *t, struct probe_out *po)
 	}
 	if (n == 0 && po->inq > 0) {
 		snprintf(po->why, sizeof(po->why),
-			 "splice returned 0 (end of file) with FIONREAD=%d",
+			 "splice returned 0 (false end of file) with FIONREAD=%d",
 			 po->inq);
+		po->state = PROBE_FAILED;
+		return;
+	}
+	if (po->spliced) {
+		snprintf(po->why, sizeof(po->why),
+			 "splice moved %zu of %d bytes, then %s with FIONREAD=%d",
+			 po->spliced, PROBE_BYTES, err_name(po->err), po->inq);
 		po->state = PROBE_FAILED;
 		return;
 	}
@@ -756,10 +774,10 @@ static void probe_topo(struct ctx *cx, struct topo *t, struct probe_out *po)
 	}
 	revents = zc_poll_one(t->rx, POLLIN, DELIVER_S);
 	inq = wait_inq(t->rx, PROBE_BYTES, DELIVER_S);
-	if (!(revents & POLLIN) || inq != PROBE_BYTES) {
+	if (!has_ev(revents, POLLIN) || inq != PROBE_BYTES) {
 		snprintf(po->why, sizeof(po->why),
 			 "probe bytes not delivered in %.0f s: POLLIN=%d FIONREAD=%d verdicts=%llu",
-			 DELIVER_S, revents > 0 && (revents & POLLIN), inq,
+			 DELIVER_S, has_ev(revents, POLLIN), inq,
 			 verdicts(t));
 		po->state = PROBE_FAILED;
 		return;
@@ -912,9 +930,9 @@ static int fionread_round(struct ctx *cx, struct topo *t, uint64_t *off,
 		return fail_why(why, len, "write of %d bytes failed", size);
 	inq = wait_inq(t->rx, size, DELIVER_S);
 	revents = zc_poll_one(t->rx, POLLIN, 0);
-	if (inq != size || !(revents & POLLIN))
+	if (inq != size || !has_ev(revents, POLLIN))
 		return fail_why(why, len, "%d bytes sent: FIONREAD=%d POLLIN=%d",
-				size, inq, revents > 0 && (revents & POLLIN));
+				size, inq, has_ev(revents, POLLIN));
 	/* A partial read leaves exactly the rest counted. */
 	half = size / 2 < cx->o.size ? size / 2 : cx->o.size;
 	rx_init(&r, cx, t, RX_READ, true);
@@ -972,16 +990,16 @@ static int eof_setup(struct ctx *cx, struct topo *t, char *why, size_t len)
 		return fail_why(why, len, "%lu bytes sent, FIONREAD=%d", EOF_BYTES,
 				inq);
 	revents = zc_poll_one(t->rx, POLLRDHUP, QUIET_S);
-	if (revents & (POLLRDHUP | POLLHUP))
+	if (has_ev(revents, POLLRDHUP | POLLHUP))
 		return fail_why(why, len, "hangup on c2 after the producer closed c1 (revents 0x%x)",
 				revents);
 	close(t->p2);
 	t->p2 = -1;
 	revents = zc_poll_one(t->rx, POLLRDHUP, DELIVER_S);
 	inq = fionread(t->rx);
-	if (!(revents & POLLRDHUP) || inq != (int)EOF_BYTES)
+	if (!has_ev(revents, POLLRDHUP) || inq != (int)EOF_BYTES)
 		return fail_why(why, len, "after p2 closed: POLLRDHUP=%d FIONREAD=%d, want %lu queued",
-				revents > 0 && (revents & POLLRDHUP), inq,
+				has_ev(revents, POLLRDHUP), inq,
 				EOF_BYTES);
 	return 0;
 }
@@ -1113,11 +1131,16 @@ static int measure(struct ctx *cx, const struct rate_spec *s, struct zc_rate *ou
 		return -1;
 	rx_init(&r, cx, &t, s->kind, cx->o.verify);
 	ret = producer_start(&p, cx, t.c1, 1ULL << 40, secs);
-	if (!ret)
-		ret = zc_measure(&mc, rate_step, &r, out);
+	if (ret) {
+		fail_why(why, len, "producer thread: %s", strerror(-ret));
+		topo_close(&t);
+		return -1;
+	}
+	ret = zc_measure(&mc, rate_step, &r, out);
 	producer_stop(&p);
+	/* rate_step's -EPIPE is an end of file. */
 	if (ret)
-		rx_error(&r, ret, r.got, why, len);
+		rx_error(&r, ret == -EPIPE ? 0 : ret, 0, why, len);
 	else
 		rate_config(cx, s, &t);
 	topo_close(&t);
