@@ -178,28 +178,31 @@ static const struct zc_test_desc desc = {
 
 /* ---- diagnosis mode ---- */
 
+static int noop(void *arg)
+{
+	return 0;
+}
+
 static int list_taps(void)
 {
-	int nsfd = -1, ret;
+	int nsfd = -1, ret = 0;
 
 	if (opt_netns) {
 		nsfd = open(opt_netns, O_RDONLY | O_CLOEXEC);
-		if (nsfd < 0) {
+		ret = nsfd < 0 ? -errno : zc_netns_run(nsfd, noop, NULL);
+		if (ret) {
 			fprintf(stderr, "%s: --netns %s: %s\n", NAME, opt_netns,
-				strerror(errno));
+				ret == -EINVAL ? "not a network namespace" :
+				strerror(-ret));
+			if (nsfd >= 0)
+				close(nsfd);
 			return KSFT_FAIL;
 		}
 	}
 	ret = zc_taps_report(nsfd, opt_netns ? opt_netns : "this network namespace");
 	if (nsfd >= 0)
 		close(nsfd);
-	if (ret < 0) {
-		fprintf(stderr, "%s: cannot list taps%s%s: %s\n", NAME,
-			opt_netns ? " in " : "", opt_netns ? opt_netns : "",
-			strerror(-ret));
-		return KSFT_FAIL;
-	}
-	return KSFT_PASS;
+	return ret < 0 ? KSFT_FAIL : KSFT_PASS;
 }
 
 /* ---- helpers ---- */
@@ -243,30 +246,39 @@ static uint64_t sink_pkts(struct ctx *cx)
 	return cx->sink->bss->pkts;
 }
 
+static socklen_t sockaddr_make(struct sockaddr_storage *ss, int family,
+				const void *addr, int port)
+{
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (family == AF_INET6) {
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(port);
+		memcpy(&s6->sin6_addr, addr, sizeof(s6->sin6_addr));
+		return sizeof(*s6);
+	}
+	s4->sin_family = AF_INET;
+	s4->sin_port = htons(port);
+	memcpy(&s4->sin_addr, addr, sizeof(s4->sin_addr));
+	return sizeof(*s4);
+}
+
 static int connect_to(int fd, int family, const void *addr, int port)
 {
-	struct sockaddr_in6 s6 = { .sin6_family = AF_INET6, .sin6_port = htons(port) };
-	struct sockaddr_in s4 = { .sin_family = AF_INET, .sin_port = htons(port) };
+	struct sockaddr_storage ss;
+	socklen_t len = sockaddr_make(&ss, family, addr, port);
 
-	if (family == AF_INET6) {
-		memcpy(&s6.sin6_addr, addr, sizeof(s6.sin6_addr));
-		return connect(fd, (struct sockaddr *)&s6, sizeof(s6)) ? -errno : 0;
-	}
-	memcpy(&s4.sin_addr, addr, sizeof(s4.sin_addr));
-	return connect(fd, (struct sockaddr *)&s4, sizeof(s4)) ? -errno : 0;
+	return connect(fd, (struct sockaddr *)&ss, len) ? -errno : 0;
 }
 
 static int bind_to(int fd, int family, const void *addr, int port)
 {
-	struct sockaddr_in6 s6 = { .sin6_family = AF_INET6, .sin6_port = htons(port) };
-	struct sockaddr_in s4 = { .sin_family = AF_INET, .sin_port = htons(port) };
+	struct sockaddr_storage ss;
+	socklen_t len = sockaddr_make(&ss, family, addr, port);
 
-	if (family == AF_INET6) {
-		memcpy(&s6.sin6_addr, addr, sizeof(s6.sin6_addr));
-		return bind(fd, (struct sockaddr *)&s6, sizeof(s6)) ? -errno : 0;
-	}
-	memcpy(&s4.sin_addr, addr, sizeof(s4.sin_addr));
-	return bind(fd, (struct sockaddr *)&s4, sizeof(s4)) ? -errno : 0;
+	return bind(fd, (struct sockaddr *)&ss, len) ? -errno : 0;
 }
 
 static const void *b_addr(struct ctx *cx, int family)
