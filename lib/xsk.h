@@ -91,19 +91,25 @@ static inline void *zc_xsk_data(const struct zc_xsk *x, uint64_t addr)
 	return (char *)x->umem + addr;
 }
 
-/* Producer side (fill, tx): reserve up to n slots, *idx the first. */
-static inline uint32_t zc_ring_prod_reserve(struct zc_xsk_ring *r, uint32_t n,
-					    uint32_t *idx)
+/* Producer side (fill, tx) */
+/* Free slots of a producer ring, up to want, without reserving them. */
+static inline uint32_t zc_ring_prod_free(struct zc_xsk_ring *r, uint32_t want)
 {
 	uint32_t free = r->cached_cons - r->cached_prod;
 
-	if (free < n) {
+	if (free < want) {
 		r->cached_cons = __atomic_load_n(r->consumer, __ATOMIC_ACQUIRE) +
 				 r->size;
 		free = r->cached_cons - r->cached_prod;
 	}
-	if (n > free)
-		n = free;
+	return free < want ? free : want;
+}
+
+/* Reserve up to n slots, *idx the first; returns how many. */
+static inline uint32_t zc_ring_prod_reserve(struct zc_xsk_ring *r, uint32_t n,
+					    uint32_t *idx)
+{
+	n = zc_ring_prod_free(r, n);
 	*idx = r->cached_prod;
 	r->cached_prod += n;
 	return n;

@@ -116,7 +116,7 @@ struct run {
 	struct zc_xsk x;
 	struct side a, b;
 	struct gen g;
-	bool zc, wakeup, verify;
+	bool zc, wakeup, verify, have_seq;
 	uint64_t tx_seq, rx, tx_sub, tx_done, tx_busy, bad, last_seq;
 	int err;
 	char why[160];
@@ -169,7 +169,8 @@ static int parse_extra(int val, const char *arg, char *err, size_t len)
 
 static const struct zc_test_desc desc = {
 	.name = TEST_NAME,
-	.summary = "AF_XDP copy vs zero-copy bind: bind matrix, bind errors, rx-drop/tx-only/l2fwd",
+	.summary = "AF_XDP copy vs zero-copy bind: bind matrix, bind errors, rx-drop/tx-only/l2fwd.\n"
+		   "--size is the whole frame, Ethernet header included (default 64, 30..1514).",
 	.extra = extra_opts,
 	.parse = parse_extra,
 	.size_default = FRAME_DEFAULT,
@@ -231,7 +232,7 @@ static void side_close(struct side *s)
 
 static int cnt_read(const struct side *s, uint64_t out[ZC_XSK_C_NSLOTS])
 {
-	int ncpu = libbpf_num_possible_cpus(), i, c;
+	int ncpu = libbpf_num_possible_cpus(), c;
 	uint64_t *v;
 	__u32 key;
 
@@ -247,8 +248,6 @@ static int cnt_read(const struct side *s, uint64_t out[ZC_XSK_C_NSLOTS])
 		for (c = 0; c < ncpu; c++)
 			out[key] += v[c];
 	}
-	for (i = 0; i < ncpu; i++)
-		v[i] = 0;
 	free(v);
 	return 0;
 }
@@ -445,10 +444,14 @@ static void rx_check(struct run *r, const void *data, uint32_t len)
 		fail_why(r, "%s", why);
 		return;
 	}
-	if (r->rx > 1 && seq <= r->last_seq)
+	/* One generator, one queue: frames arrive in order or not at all. */
+	if (r->have_seq && seq <= r->last_seq) {
+		r->bad++;
 		fail_why(r, "frame %llu after %llu: out of order",
 			 (unsigned long long)seq, (unsigned long long)r->last_seq);
+	}
 	r->last_seq = seq;
+	r->have_seq = true;
 }
 
 static uint64_t chunk(const struct zc_xsk *x, uint64_t addr)
@@ -507,19 +510,6 @@ static void tx_kick(struct run *r)
 		r->err = err;
 }
 
-/* Free tx slots, without reserving them. */
-static uint32_t tx_room(struct run *r, uint32_t want)
-{
-	struct zc_xsk_ring *t = &r->x.tx;
-	uint32_t free = t->cached_cons - t->cached_prod;
-
-	if (free < want) {
-		t->cached_cons = __atomic_load_n(t->consumer, __ATOMIC_ACQUIRE) + t->size;
-		free = t->cached_cons - t->cached_prod;
-	}
-	return free < want ? free : want;
-}
-
 /* l2fwd: swap MACs and send each frame back out on the same socket. */
 static uint32_t l2fwd_batch(struct run *r, uint64_t *bytes)
 {
@@ -528,7 +518,7 @@ static uint32_t l2fwd_batch(struct run *r, uint64_t *bytes)
 	done = zc_xsk_complete(&r->x, BATCH);
 	r->tx_done += done;
 	zc_xsk_fill(&r->x, r->x.nfree);
-	n = zc_ring_cons_peek(&r->x.rx, tx_room(r, BATCH), &idx_rx);
+	n = zc_ring_cons_peek(&r->x.rx, zc_ring_prod_free(&r->x.tx, BATCH), &idx_rx);
 	if (!n) {
 		rx_wake(r);
 		if (r->tx_sub != r->tx_done)
@@ -1039,12 +1029,15 @@ static void print_config(const struct run *r, const struct zc_case *c,
 {
 	const struct dut *d = r->d;
 	const struct zc_opts *o = d->o;
+	char sock[160] = "socket=none";
 
-	ktap_print_msg("config: %s frame=%uB umem=%ux%uB rx/tx ring=%u fill/comp ring=%u batch=%d bind=%s%s xdp=%s generator=AF_PACKET(qdisc bypass, 1 frame/send) cpus tx=%d rx=%d mtu=%d kernel=%s duration=%gs repeat=%d warmup=%gs verify=%s cpu=whole process incl. generator\n",
-		       c->name, d->frame_len, r->x.nframes, r->x.frame_size,
-		       r->x.rx.size, r->x.fq.size, BATCH,
-		       dc->k == K_XDPDROP ? "-" : bm_name[dc->bm],
-		       dc->k == K_XDPDROP ? "" : "+need_wakeup", at_name[dc->at],
+	if (dc->k != K_XDPDROP)
+		snprintf(sock, sizeof(sock),
+			 "bind=%s+need_wakeup umem=%ux%uB rx/tx ring=%u fill/comp ring=%u batch=%d",
+			 bm_name[dc->bm], r->x.nframes, r->x.frame_size, r->x.rx.size,
+			 r->x.fq.size, BATCH);
+	ktap_print_msg("config: %s frame=%uB %s xdp=%s queue=%u generator=AF_PACKET(qdisc bypass, 1 frame/send) cpus tx=%d rx=%d mtu=%d kernel=%s duration=%gs repeat=%d warmup=%gs verify=%s cpu=whole process incl. generator\n",
+		       c->name, d->frame_len, sock, at_name[dc->at], d->queue,
 		       o->cpu_tx, o->cpu_rx, d->topo.mtu, zc_kernel_release(),
 		       o->duration, o->repeat, WARMUP_S, o->verify ? "yes" : "no");
 }
@@ -1363,6 +1356,11 @@ static int dut_setup(struct dut *d, const struct zc_opts *o, char *why, size_t l
 	}
 	close(fd);
 	zc_netns_run(d->nsfd, query_dut, d);
+	if (d->queue >= d->bad_queue) {
+		snprintf(why, len, "--queue %u: %s has queues 0..%u", d->queue,
+			 d->ifname, d->bad_queue - 1);
+		return KSFT_FAIL;
+	}
 	return 0;
 }
 

@@ -1,0 +1,154 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# xsk_bind specifics: its case list, a short verified run whose zero-copy
+# verdicts follow the device's xdp_features, every copy data case with
+# its frames accounted for, signals at any moment leaving none of the BPF
+# objects the process held, and --iface leaving no XDP program on the
+# device after SIGKILL.
+
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/bpf_ids.sh"
+
+# Background jobs get SIGINT ignored without job control.
+set -m
+
+BIN=$BUILD_DIR/xsk_bind
+
+[ -x "$BIN" ] || { skip "xsk_bind" "not built in $BUILD_DIR"; t_done; }
+
+out=$("$BIN" --list)
+expect "xsk_bind.list" \
+	test "$?" = 0 -a "$(wc -l <<<"$out")" = 33 -a \
+	"$(head -n1 <<<"$out")" = netdev.xdp_features -a \
+	"$(sort -u <<<"$out" | wc -l)" = 33
+expect "xsk_bind.select" \
+	test "$("$BIN" --list -t 'bind.*.native' | wc -l)" = 6
+
+[ "$(id -u)" = 0 ] || { skip "xsk_bind.run" "needs root"; t_done; }
+
+tap=$(mktemp /tmp/zc-check-xsk.XXXXXX)
+ns=""
+cleanup()
+{
+	rm -f "$tap"
+	[ -n "$ns" ] && ip netns del "$ns" 2>/dev/null
+}
+trap cleanup EXIT
+
+run=$(timeout 120 "$BIN" --duration 0.05 --repeat 1 --verify </dev/null)
+rc=$?
+echo "$run" >"$tap"
+if [ "$rc" -ne 0 ] || grep -q '^not ok' <<<"$run"; then
+	not_ok "xsk_bind.run" "exit $rc" "$(grep -B3 '^not ok' <<<"$run")"
+else
+	ok "xsk_bind.run"
+fi
+expect "xsk_bind.tap" perl "$CHECK_DIR/tap_parse.pl" "$tap"
+
+# Zero-copy: bind cells pass either way; data cases skip exactly when the
+# device does not advertise xsk-zerocopy, naming that.
+if grep -q '^# .*xdp_features .*xsk-zerocopy' <<<"$run"; then
+	want=""
+else
+	want="lacks NETDEV_XDP_ACT_XSK_ZEROCOPY"
+fi
+bad=""
+for k in rxdrop txonly l2fwd; do
+	for m in skb native; do
+		line=$(grep -E "^(not )?ok [0-9]+ $k\.zerocopy\.$m( |$)" <<<"$run")
+		if [ -n "$want" ]; then
+			grep -q "# SKIP .*$want" <<<"$line" || bad="$bad $k.zerocopy.$m"
+		else
+			grep -qE "^ok [0-9]+ [a-z0-9.]+$" <<<"$line" || bad="$bad $k.zerocopy.$m"
+		fi
+	done
+done
+if [ -z "$bad" ]; then
+	ok "xsk_bind.zerocopy_follows_features # ${want:-device has zero-copy}"
+else
+	not_ok "xsk_bind.zerocopy_follows_features" "$bad"
+fi
+
+# Every copy data case passed with its accounting line and a pps metric.
+bad=""
+for c in rxdrop.copy.skb rxdrop.copy.native txonly.copy.skb txonly.copy.native \
+	 l2fwd.copy.skb l2fwd.copy.native xdpdrop.native; do
+	grep -qE "^ok [0-9]+ $c$" <<<"$run" &&
+		grep -qE "^# metric xsk_bind\.$c\.pps [0-9.e+-]+ Mpps n=1 " <<<"$run" ||
+		bad="$bad $c"
+done
+if [ -z "$bad" ]; then ok "xsk_bind.copy_data_cases"; else not_ok "xsk_bind.copy_data_cases" "$bad"; fi
+
+stop()
+{
+	local sig=$1 pid=$2 i
+
+	kill "-$sig" "$pid" 2>/dev/null
+	for i in $(seq 1 50); do
+		[ -z "$(alive_pids "$pid")" ] && break
+		sleep 0.1
+	done
+	if [ -n "$(alive_pids "$pid")" ]; then
+		kill -KILL "$pid"
+		wait "$pid" 2>/dev/null
+		return 1
+	fi
+	wait "$pid" 2>/dev/null
+	return 0
+}
+
+trial()
+{
+	local sig=$1 delay=$2 pid ids left
+
+	"$BIN" >/dev/null 2>&1 </dev/null &
+	pid=$!
+	sleep "$delay"
+	ids=$(held "$pid")
+	if ! stop "$sig" "$pid"; then
+		not_ok "xsk_bind.$sig.$delay.exits" "running 5 s after SIG$sig"
+		return
+	fi
+	left=$(still_there "$ids")
+	if [ -z "$left" ]; then
+		ok "xsk_bind.$sig.$delay.clean # held: $(echo $ids)"
+	else
+		not_ok "xsk_bind.$sig.$delay.clean" "left:$left"
+	fi
+}
+
+# Early (bind matrix) and late (data cases and rates) in a default run.
+for sig in INT TERM KILL; do
+	for delay in 0.3 1.2 5; do
+		trial "$sig" "$delay" 2>/dev/null
+	done
+done
+
+# --iface on a device of a namespace of our own: binds run there, and the
+# XDP links go with the process even on SIGKILL.
+ns=zc$$xsk
+if ip netns add "$ns" &&
+   ip -n "$ns" link add zc$$x type veth peer name zc$$y &&
+   ip -n "$ns" link set zc$$x up && ip -n "$ns" link set zc$$y up; then
+	out=$(timeout 60 ip netns exec "$ns" "$BIN" --iface zc$$x -t 'bind.*' </dev/null)
+	rc=$?
+	if [ "$rc" -eq 0 ] && ! grep -q '^not ok' <<<"$out"; then
+		ok "xsk_bind.iface"
+	else
+		not_ok "xsk_bind.iface" "exit $rc" "$(grep -B2 '^not ok' <<<"$out")"
+	fi
+	ip netns exec "$ns" "$BIN" --iface zc$$x -t 'bind.*' >/dev/null 2>&1 </dev/null &
+	pid=$!
+	sleep 0.2
+	stop KILL "$pid" 2>/dev/null
+	sleep 0.3
+	if ip -n "$ns" link show zc$$x | grep -q xdp; then
+		not_ok "xsk_bind.iface.kill_detaches" "$(ip -n "$ns" link show zc$$x)"
+	else
+		ok "xsk_bind.iface.kill_detaches"
+	fi
+else
+	skip "xsk_bind.iface" "could not make namespace $ns with a veth pair"
+fi
+t_done
