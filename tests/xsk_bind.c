@@ -389,7 +389,7 @@ static void gen_stop(struct gen *g)
 static void gen_close(struct gen *g)
 {
 	gen_stop(g);
-	if (g->fd > 0)
+	if (g->fd >= 0)
 		close(g->fd);
 	g->fd = -1;
 }
@@ -1228,6 +1228,9 @@ static void case_data(const struct zc_case *c, void *ctx)
 	print_config(&r, c, dc);
 	if (account(&r, dc)) {
 		snprintf(prefix, sizeof(prefix), "%s.%s", TEST_NAME, c->name);
+		/* The socket's own word (XDP_OPTIONS) for every frame it moved. */
+		if (dc->k != K_XDPDROP)
+			ktap_zcmode(prefix, r.zc ? rate.pkts : 0, r.zc ? 0 : rate.pkts);
 		zc_report_rate(prefix, &rate, true);
 		ktap_pass(c->name);
 	} else {
