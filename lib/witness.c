@@ -312,6 +312,17 @@ void zc_witness_delta(const struct zc_witness_counts *after,
 	d->foreign = after->foreign - before->foreign;
 }
 
+void zc_witness_add(struct zc_witness_counts *sum,
+		    const struct zc_witness_counts *d)
+{
+	sum->copy_ubufs += d->copy_ubufs;
+	sum->pp_cow += d->pp_cow;
+	sum->copy_bytes += d->copy_bytes;
+	sum->softirqd_copy_ubufs += d->softirqd_copy_ubufs;
+	sum->softirqd_pp_cow += d->softirqd_pp_cow;
+	sum->foreign += d->foreign;
+}
+
 bool zc_witness_copied(const struct zc_witness_counts *c)
 {
 	return c->copy_ubufs || c->pp_cow;

@@ -52,6 +52,9 @@ void zc_witness_reset(void);
 void zc_witness_delta(const struct zc_witness_counts *after,
 		      const struct zc_witness_counts *before,
 		      struct zc_witness_counts *d);
+/* sum += d */
+void zc_witness_add(struct zc_witness_counts *sum,
+		    const struct zc_witness_counts *d);
 /* Did the witness see any copy in these counts (this process only)? */
 bool zc_witness_copied(const struct zc_witness_counts *c);
 /* "witness=tracepoint skb_copy_ubufs=16pg skb_pp_cow_data=0 ..." or "witness=none (why)" */

@@ -559,15 +559,14 @@ static int toggle_tap(struct ctx *cx, struct vrun *r, long i)
 	return r->tap_fd < 0 ? r->tap_fd : 0;
 }
 
-static void add_counts(struct zc_witness_counts *sum,
-		       const struct zc_witness_counts *d)
+/* What the witness should have seen on a send with this verdict. */
+static const char *wit_want(const struct vrun *r, int verdict)
 {
-	sum->copy_ubufs += d->copy_ubufs;
-	sum->pp_cow += d->pp_cow;
-	sum->copy_bytes += d->copy_bytes;
-	sum->softirqd_copy_ubufs += d->softirqd_copy_ubufs;
-	sum->softirqd_pp_cow += d->softirqd_pp_cow;
-	sum->foreign += d->foreign;
+	if (r->v->wit == WIT_PP_COW)
+		return "skb_pp_cow_data";
+	if (r->v->wit == WIT_COPY_UBUFS && verdict == ZC_VERDICT_COPIED)
+		return "skb_copy_ubufs";
+	return "no copy";
 }
 
 static int one_send(struct ctx *cx, struct vrun *r, struct zc_sender *s, long i)
@@ -585,7 +584,7 @@ static int one_send(struct ctx *cx, struct vrun *r, struct zc_sender *s, long i)
 	if (ret < 0)
 		return ret;
 	zc_witness_delta(&w1, &w0, &d);
-	add_counts(&r->wsum, &d);
+	zc_witness_add(&r->wsum, &d);
 	r->n++;
 	r->wit_copy_sends += seen_copy_ubufs(&d) > 0;
 	r->wit_cow_sends += seen_pp_cow(&d) > 0;
@@ -600,8 +599,8 @@ static int one_send(struct ctx *cx, struct vrun *r, struct zc_sender *s, long i)
 	}
 	if (!witness_agrees(r, ret, &d)) {
 		r->wit_bad++;
-		note_bad(r, "send %ld: witness disagrees with the kernel's %s%s", i,
-			 verdict_name(ret), "", &d);
+		note_bad(r, "send %ld: witness disagrees with the kernel's %s, wants %s", i,
+			 verdict_name(ret), wit_want(r, ret), &d);
 	}
 	return 0;
 }
