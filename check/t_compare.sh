@@ -58,7 +58,7 @@ metric_re()	# METRIC_SUFFIX VERDICT
 
 cd "$FIX" || exit 1
 echo "TAP version 13"
-echo "1..49"
+echo "1..51"
 
 expect "identical logs: no regression" 0 "^result: no regression" \
 	base.log base.log
@@ -144,6 +144,13 @@ ok $? "runner format and raw format parse to the same cases and metrics"
 expect "runner TIMEOUT loses cases: regression" 1 \
 	"REGRESSED test +tap_copy_fallback: pass -> fail.*TIMEOUT 180 seconds" \
 	run_base.tap run_timeout.tap
+grep -v '^#' run_base.tap >"$TMP/top.tap"
+sed 's/^ok 2 \(.*\)/not ok 2 \1 # exit=1/' "$TMP/top.tap" >"$TMP/top_fail.tap"
+expect "runner TAP without nested output: test statuses compare" 0 \
+	"^result: no regression" "$TMP/top.tap" "$TMP/top.tap"
+expect "runner TAP without nested output: test failure found" 1 \
+	"REGRESSED test +tap_copy_fallback: pass -> fail.*exit=1" \
+	"$TMP/top.tap" "$TMP/top_fail.tap"
 
 # results directories as run_tests.sh -o DIR leaves them
 mkdir -p "$TMP/base" "$TMP/new"
@@ -275,5 +282,5 @@ grep -q Traceback "$ALLERR"
 [ $? = 1 ]
 ok $? "no Python traceback on any input"
 
-[ "$NUM" = 49 ] || echo "# planned 49, ran $NUM"
-[ "$FAILED" = 0 ] && [ "$NUM" = 49 ]
+[ "$NUM" = 51 ] || echo "# planned 51, ran $NUM"
+[ "$FAILED" = 0 ] && [ "$NUM" = 51 ]
