@@ -50,6 +50,8 @@ struct zc_sender {
 	struct zc_slot *slots;
 	unsigned int *free_stack;
 	unsigned int nfree;
+	unsigned int pending;	/* requests waiting for their CQE */
+	bool stream;		/* linked chains keep a byte stream in order */
 	uint64_t next_seq;
 	int msg_flags;
 	bool stopped;		/* fill asked to stop */
@@ -191,6 +193,7 @@ static void on_request(struct zc_sender *s, struct zc_slot *sl, unsigned int i,
 		return;
 	}
 	s->st.completed++;
+	s->pending--;
 	s->last_req_res = cqe->res;
 	if (cqe->res >= 0) {
 		s->st.bytes += cqe->res;
@@ -289,30 +292,42 @@ static void prep_one(struct zc_sender *s, struct io_uring_sqe *sqe,
 	sqe->user_data = sl->seq << SLOT_BITS | i;
 }
 
-/* Queue sends on free slots, at most `max`. Returns how many. */
+/*
+ * Queue sends on free slots, at most `max`. Returns how many.
+ * Two sends in flight on a stream socket may interleave their bytes (one
+ * waits for room, the next goes first), so stream sends go as one linked
+ * chain at a time: the byte stream keeps submission order while buffers
+ * still come back only with their notifications.
+ */
 static unsigned int prep_free(struct zc_sender *s, uint64_t max)
 {
+	struct io_uring_sqe *sqe = NULL, *prev;
 	unsigned int n = 0;
 
+	if (s->stream && s->pending)
+		return 0;
 	while (s->nfree && n < max && !s->stopped) {
 		unsigned int i = s->free_stack[s->nfree - 1];
 		struct zc_slot *sl = &s->slots[i];
-		struct io_uring_sqe *sqe;
 
 		if (s->cfg.fill && s->cfg.fill(s->cfg.ctx, zc_sender_buf(s, i),
 					       s->cfg.size, s->next_seq)) {
 			s->stopped = true;
 			break;
 		}
+		prev = sqe;
 		sqe = io_uring_get_sqe(&s->ring);
 		if (!sqe)
 			break;
+		if (prev && s->stream)
+			prev->flags |= IOSQE_IO_LINK;
 		s->nfree--;
 		sl->seq = s->next_seq++;
 		sl->state = SLOT_WAIT_CQE;
 		prep_one(s, sqe, i);
 		n++;
 	}
+	s->pending += n;
 	s->st.submitted += n;
 	return n;
 }
@@ -694,6 +709,7 @@ static int sock_setup(struct zc_sender *s)
 	/* Stream sends complete whole, as send(2) on a blocking socket does. */
 	if (type == SOCK_STREAM)
 		s->msg_flags |= MSG_WAITALL;
+	s->stream = type == SOCK_STREAM && !s->cfg.unlinked;
 	if (s->cfg.mode == ZC_MODE_MSG_ZEROCOPY &&
 	    setsockopt(s->cfg.fd, SOL_SOCKET, SO_ZEROCOPY, &one, sizeof(one)))
 		return -errno;
