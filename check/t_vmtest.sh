@@ -1,0 +1,150 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Checks of tools/vmtest that need no qemu and no download: usage errors,
+# the matrix and verdict of a recorded run (check/fixtures/vmtest), the
+# initramfs writer, module ordering and the bzImage release reader.
+# Prints TAP. Booting real kernels is `make vmcheck`.
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+VMTEST=$HERE/../tools/vmtest
+FIX=$HERE/fixtures/vmtest/run
+
+TMP=$(mktemp -d /tmp/zc-t_vmtest.XXXXXX) || exit 1
+trap 'rm -rf "$TMP"' EXIT
+trap 'exit 130' INT TERM
+
+. "$HERE/lib.sh"
+OUT=$TMP/out
+
+# check NAME CMD...: ok when CMD succeeds, else the tail of its output.
+check()
+{
+	local name=$1
+
+	shift
+	if "$@"; then
+		ok "$name"
+	else
+		not_ok "$name"
+		sed -e 's/^/# /' "$OUT" 2>/dev/null | tail -n 15
+	fi
+}
+
+has()
+{
+	grep -qE -- "$1" "$OUT"
+}
+
+echo "TAP version 13"
+
+"$VMTEST" --bogus >"$OUT" 2>&1
+rc=$?
+check "unknown option: exit 2" eval '[ $rc = 2 ] && has unrecognized'
+
+"$VMTEST" --no-host >"$OUT" 2>&1
+rc=$?
+check "nothing to run: exit 2" eval '[ $rc = 2 ] && has "nothing to run"'
+
+"$VMTEST" --debian 5.10 >"$OUT" 2>&1
+rc=$?
+check "unknown Debian series: exit 2" \
+	eval '[ $rc = 2 ] && has "unknown series .5\.10."'
+
+"$VMTEST" --report "$TMP" >"$OUT" 2>&1
+rc=$?
+check "--report on a foreign directory: exit 2" \
+	eval '[ $rc = 2 ] && has "not a vmtest -o directory"'
+
+"$VMTEST" --report "$FIX" >"$OUT" 2>&1
+rc=$?
+check "matrix: rows per case, columns per kernel, verdict and figure" \
+	eval '[ $rc = 1 ] && has "^case +host 6\.18\.0 +6\.1\.0-1-amd64\$" &&
+	      has "^  alpha +pass zc +FAIL copied\$" &&
+	      has "^  rate +pass 1500MB/s +pass 12\.2MB/s\$" &&
+	      has "^demo@e1000e +- +pass\$"'
+check "a failed case fails the run, with its reason" \
+	eval 'has "6\.1\.0-1-amd64: 1 failed: demo/alpha" &&
+	      has "^vmtest: FAIL\$" && has "fail demo/alpha: kernel says copied"'
+check "skip reasons listed; no reason needed without --check" \
+	eval 'has "host 6\.18\.0: skip demo/gamma: kernel lacks gamma" &&
+	      ! has "gamma skip without a reason"'
+
+"$VMTEST" --report "$FIX" --check >"$OUT" 2>&1
+check "--check: a skip without a reason is a problem" \
+	has '6\.1\.0-1-amd64: demo/gamma skip without a reason'
+
+# Internals, through the module itself.
+cat >"$TMP/unit.py" <<'PY'
+import importlib.machinery, importlib.util, lzma, os, subprocess, sys
+path, tmp, what = sys.argv[1], sys.argv[2], sys.argv[3]
+loader = importlib.machinery.SourceFileLoader("vmtest", path)
+spec = importlib.util.spec_from_loader("vmtest", loader)
+vm = importlib.util.module_from_spec(spec)
+loader.exec_module(vm)
+
+if what == "cpio":
+	c = vm.Cpio()
+	c.file("a/b/c.txt", b"hello\n")
+	c.symlink("lib", "usr/lib")
+	c.chardev("dev/console", 5, 1)
+	c.file("init", b"#!/bin/sh\n", 0o755)
+	with open(os.path.join(tmp, "x.cpio"), "wb") as f:
+		f.write(c.data())
+	sys.exit(0)
+
+if what == "modules":
+	mods = os.path.join(tmp, "lib", "modules", "9.9.9")
+	os.makedirs(os.path.join(mods, "kernel"))
+	def mod(name, deps, xz=True):
+		data = b"\x7fELF....\0license=GPL\0depends=%s\0name=%s\0" % (
+			deps.encode(), name.encode())
+		p = os.path.join(mods, "kernel", name + (".ko.xz" if xz else ".ko"))
+		with open(p, "wb") as f:
+			f.write(lzma.compress(data) if xz else data)
+	mod("top", "mid-one,leaf")
+	mod("mid-one", "leaf,builtin_dep", xz=False)
+	mod("leaf", "")
+	with open(os.path.join(mods, "modules.builtin"), "w") as f:
+		f.write("kernel/net/builtin_dep.ko\n")
+	k = type("K", (), {"modules": mods})()
+	order, missing = vm.resolve_modules(k, ["top", "absent"])
+	names = [n for n, _ in order]
+	assert names == ["leaf", "mid_one", "top"], names
+	assert missing == ["absent"], missing
+	assert order[0][1].startswith(b"\x7fELF"), "not decompressed"
+	sys.exit(0)
+
+if what == "bzimage":
+	hdr = bytearray(0x400)
+	hdr[0x202:0x206] = b"HdrS"
+	hdr[0x20e:0x210] = (0x100).to_bytes(2, "little")
+	ver = b"6.1.0-57-amd64 (debian-kernel@lists.debian.org) #1 SMP\0"
+	hdr[0x300:0x300 + len(ver)] = ver
+	p = os.path.join(tmp, "bz")
+	with open(p, "wb") as f:
+		f.write(hdr)
+	assert vm.bzimage_release(p) == "6.1.0-57-amd64", vm.bzimage_release(p)
+	with open(p, "wb") as f:
+		f.write(b"\0" * 0x400)
+	assert vm.bzimage_release(p) is None
+	sys.exit(0)
+PY
+
+if command -v busybox >/dev/null; then
+	python3 "$TMP/unit.py" "$VMTEST" "$TMP" cpio >"$OUT" 2>&1 &&
+		(cd "$TMP" && busybox cpio -t <x.cpio) >"$OUT" 2>&1
+	rc=$?
+	check "initramfs writer: newc archive cpio can list, parents first" \
+		eval '[ $rc = 0 ] && has "^a/b/c\.txt\$" && has "^dev/console\$" &&
+		      has "^lib\$" && has "^init\$" && has "^a/b\$"'
+else
+	skip "initramfs writer" "busybox not installed"
+fi
+
+python3 "$TMP/unit.py" "$VMTEST" "$TMP" modules >"$OUT" 2>&1 &&
+	python3 "$TMP/unit.py" "$VMTEST" "$TMP" bzimage >>"$OUT" 2>&1
+rc=$?
+check "module load order from depends= (xz, builtin, missing); bzImage release" \
+	test $rc = 0
+t_done
