@@ -465,11 +465,16 @@ static int errq_wait(struct zc_sender *s, uint64_t left, double timeout)
 	}
 }
 
+/*
+ * One send(2) from the next slot. Returns 0 when it was issued (a failed
+ * send is counted in the stats and left in last_req_res), 1 when fill
+ * asked to stop, or -errno of the error queue.
+ */
 static int sys_send_one(struct zc_sender *s)
 {
 	unsigned int i = s->next_slot;
 	int zc = s->cfg.mode == ZC_MODE_MSG_ZEROCOPY ? MSG_ZEROCOPY : 0;
-	double deadline = 0;
+	double deadline = zc_now() + STEP_TIMEOUT;
 	ssize_t n;
 	int ret;
 
@@ -478,30 +483,26 @@ static int sys_send_one(struct zc_sender *s)
 		s->stopped = true;
 		return 1;
 	}
-	s->next_slot = (i + 1) % s->cfg.depth;
-	s->next_seq++;
-	s->st.submitted++;
 	for (;;) {
 		n = send(s->cfg.fd, zc_sender_buf(s, i), s->cfg.size,
 			 s->msg_flags | zc);
-		if (n >= 0 || errno != ENOBUFS || !zc)
+		if (n >= 0 || errno != ENOBUFS || !zc || zc_now() >= deadline)
 			break;
-		/* optmem_max bounds MSG_ZEROCOPY in flight: give some back. */
-		if (!deadline)
-			deadline = zc_now() + STEP_TIMEOUT;
-		if (zc_now() >= deadline)
-			break;
+		/* optmem_max bounds MSG_ZEROCOPY in flight: get some back. */
 		ret = errq_wait(s, zc_sender_inflight(s) / 2, deadline - zc_now());
 		if (ret && ret != -ETIMEDOUT)
 			return ret;
 	}
+	s->next_slot = (i + 1) % s->cfg.depth;
+	s->next_seq++;
+	s->st.submitted++;
 	s->st.completed++;
 	if (n < 0) {
 		s->st.failed++;
 		s->last_req_res = -errno;
 		if (!s->st.first_err)
 			s->st.first_err = -errno;
-		return s->last_req_res;
+		return 0;
 	}
 	s->last_req_res = n;
 	s->st.bytes += n;
@@ -516,6 +517,8 @@ static int sys_step(struct zc_sender *s, uint64_t *bytes, uint64_t *pkts)
 
 	if (ret)
 		return ret;
+	if (s->last_req_res < 0)
+		return s->last_req_res;
 	*bytes += s->last_req_res;
 	*pkts += 1;
 	if (s->cfg.mode != ZC_MODE_MSG_ZEROCOPY)
@@ -550,8 +553,7 @@ static long sys_send_n(struct zc_sender *s, uint64_t n, double deadline)
 		ret = sys_send_one(s);
 		if (ret == 1)
 			break;
-		/* A failed send is counted in the stats; the caller judges it. */
-		if (ret < 0 && s->st.completed == c0)
+		if (ret < 0)
 			return ret;
 		if (s->cfg.mode == ZC_MODE_MSG_ZEROCOPY && s->cfg.exact) {
 			ret = errq_wait(s, 0, deadline - zc_now());

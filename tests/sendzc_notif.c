@@ -632,7 +632,7 @@ static bool session_traffic(const struct session *ss, char *why, size_t len)
 	else if (!ss->sink && (rx->bytes != want || rx->bad || rx->dups ||
 			       rx->err))
 		snprintf(why, len,
-			 "receiver got %llu of %llu bytes, bad from %lld (%llu bytes), missing %llu, dups %llu, %s",
+			 "receiver got %llu of %llu bytes, first bad byte at %lld (%llu bad reads), missing %llu, dups %llu, %s",
 			 (unsigned long long)rx->bytes, (unsigned long long)want,
 			 rx->first_bad, (unsigned long long)rx->bad,
 			 (unsigned long long)rx->missing,
@@ -1115,9 +1115,13 @@ static int probe_uring(struct ctx *c, char *reason, size_t len)
 		snprintf(reason, len, "kernel lacks io_uring (CONFIG_IO_URING)");
 		return -1;
 	}
+	if (ret && dis) {
+		snprintf(reason, len, "io_uring disabled by kernel.io_uring_disabled=%ld (io_uring_setup: %s)",
+			 dis, strerror(-ret));
+		return -1;
+	}
 	if (ret) {
-		snprintf(reason, len, "io_uring_setup: %s (kernel.io_uring_disabled=%ld)",
-			 strerror(-ret), dis);
+		snprintf(reason, len, "io_uring_setup: %s", strerror(-ret));
 		return -1;
 	}
 	p = io_uring_get_probe_ring(&ring);
