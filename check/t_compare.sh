@@ -58,7 +58,7 @@ metric_re()	# METRIC_SUFFIX VERDICT
 
 cd "$FIX" || exit 1
 echo "TAP version 13"
-echo "1..51"
+echo "1..52"
 
 expect "identical logs: no regression" 0 "^result: no regression" \
 	base.log base.log
@@ -178,6 +178,7 @@ assert m["unit"] == "MB/s" and m["n"] == 5 and len(m["samples"]) == 5
 assert m["median"] == 15639.2 and m["min"] == 15210.4
 assert r["metrics"]["sendzc_notif.udp4.sendzc8.cpu_ns"]["unit"] == "ns/pkt"
 assert r["zcmode"]["tap_copy_fallback.udp4.sendzc.notap"]["mode"] == "zerocopy"
+assert r["zcmode"]["sendzc_notif/udp4.sendzc.pairing"]["mode"] == "zerocopy"
 assert r["tests"]["sendzc_notif"]["status"] == "pass"
 EOF
 ok $? "results.json: cases, reasons, metrics with samples, zcmode, machine"
@@ -206,6 +207,8 @@ expect "results dir vs dir of logs only: case failure found" 1 \
 	"$TMP/base" "$TMP/new"
 grep -q "notification for user_data 7 never came" "$OUT"
 ok $? "failure reason carried from a results dir"
+grep -Eq "REGRESSED zcmode sendzc_notif/udp4.sendzc.pairing: zerocopy -> mixed" "$OUT"
+ok $? "zcmode named by case alone is keyed <test>/<name>"
 expect "results.json given as a file" 0 "^result: no regression" \
 	"$TMP/base/results.json" "$TMP/base/results.json"
 cp -r "$TMP/base" "$TMP/corrupt"
@@ -282,5 +285,5 @@ grep -q Traceback "$ALLERR"
 [ $? = 1 ]
 ok $? "no Python traceback on any input"
 
-[ "$NUM" = 51 ] || echo "# planned 51, ran $NUM"
-[ "$FAILED" = 0 ] && [ "$NUM" = 51 ]
+[ "$NUM" = 52 ] || echo "# planned 52, ran $NUM"
+[ "$FAILED" = 0 ] && [ "$NUM" = 52 ]
