@@ -52,6 +52,7 @@
 #define EOF_BYTES	777777UL	/* below PERIOD: one contiguous write */
 #define VARIANT_BYTES	(16UL << 20)
 #define WARMUP_S	0.2
+#define SETTLE_S	0.3	/* FIONREAD blind: time for the rest to queue */
 /* Cases that count queued bytes need them all queued, not in the backlog. */
 #define QUEUE_RCVBUF	(8L << 20)
 
@@ -648,6 +649,7 @@ static long run_rcvbuf(const struct ctx *cx, const struct run *run)
 	return run->whole_queue ? queue_rcvbuf(cx) : cx->rcvbuf;
 }
 
+/* 0 pass, -1 fail, 1 expected failure (a known kernel gap); why says which. */
 typedef int (*topo_body)(struct ctx *cx, struct topo *t, const struct run *run,
 			 char *why, size_t len);
 
@@ -664,7 +666,10 @@ static void topo_case(const struct zc_case *c, struct ctx *cx,
 	}
 	ret = body(cx, &t, run, why, sizeof(why));
 	topo_close(&t);
-	ktap_result(c->name, !ret, "%s: %s", c->name, why);
+	if (ret > 0)
+		ktap_xfail(c->name, "%s", why);
+	else
+		ktap_result(c->name, !ret, "%s: %s", c->name, why);
 }
 
 /* The whole pattern, exact and verified. */
@@ -690,16 +695,37 @@ static void transfer_case(const struct zc_case *c, struct ctx *cx,
 	topo_case(c, cx, &run, transfer_body);
 }
 
-/* Wait until FIONREAD reaches want (bounded); returns the last value. */
-static int wait_inq(int fd, int want, double secs)
+/*
+ * Wait until FIONREAD reaches want (bounded); returns the last value.
+ * Kernels without tcp_bpf_ioctl ("bpf, sockmap: Fix FIONREAD for sockmap")
+ * count only sk_receive_queue, never the psock queue: POLLIN with FIONREAD
+ * 0 gives that away. Then *blind is set and the bytes get SETTLE_S to queue.
+ */
+static int wait_inq(int fd, int want, double secs, bool *blind)
 {
 	double deadline = zc_now() + secs;
-	int inq;
+	int inq, revents;
 
-	while ((inq = fionread(fd)) >= 0 && inq < want && zc_now() < deadline)
-		if (zc_poll_one(fd, POLLIN, 0.01) > 0)
+	*blind = false;
+	for (;;) {
+		revents = zc_poll_one(fd, POLLIN, 0.01);
+		inq = fionread(fd);
+		if (inq < 0 || inq >= want || zc_now() >= deadline)
+			return inq;
+		if (has_ev(revents, POLLIN) && !inq) {
+			*blind = true;
+			usleep(SETTLE_S * 1e6);
+			return 0;
+		}
+		if (has_ev(revents, POLLIN))
 			usleep(1000);	/* some bytes are there, more to come */
-	return inq;
+	}
+}
+
+static void blind_note(const char *what)
+{
+	ktap_print_msg("%s: FIONREAD does not count the sockmap ingress queue on this kernel; read(2) alone checks the bytes",
+		       what);
 }
 
 /* Splice probe */
@@ -709,6 +735,7 @@ struct probe_out {
 	int err;		/* errno of the last splice */
 	int inq;		/* FIONREAD while splice refused */
 	size_t spliced;
+	bool blind;		/* FIONREAD ignores the psock queue */
 	char why[160];		/* for PROBE_FAILED */
 };
 
@@ -789,8 +816,8 @@ static void probe_topo(struct ctx *cx, struct topo *t, struct probe_out *po)
 		return;
 	}
 	revents = zc_poll_one(t->rx, POLLIN, DELIVER_S);
-	inq = wait_inq(t->rx, PROBE_BYTES, DELIVER_S);
-	if (!has_ev(revents, POLLIN) || inq != PROBE_BYTES) {
+	inq = wait_inq(t->rx, PROBE_BYTES, DELIVER_S, &po->blind);
+	if (!has_ev(revents, POLLIN) || (!po->blind && inq != PROBE_BYTES)) {
 		snprintf(po->why, sizeof(po->why),
 			 "probe bytes not delivered in %.0f s: POLLIN=%d FIONREAD=%d verdicts=%llu",
 			 DELIVER_S, has_ev(revents, POLLIN), inq,
@@ -829,6 +856,8 @@ static enum probe_state splice_probe(struct ctx *cx)
 	}
 	probe_topo(cx, &t, &po);
 	topo_close(&t);
+	if (po.blind)
+		blind_note("splice probe");
 	cx->probe = po.state;
 	if (po.state == PROBE_UNSUPPORTED)
 		snprintf(cx->probe_reason, sizeof(cx->probe_reason),
@@ -935,29 +964,15 @@ static void case_verdict_pass(const struct zc_case *c, void *arg)
 			       c->name, po.why);
 }
 
-/* FIONREAD and POLLIN against what read returns, for a few sizes. */
-static int fionread_round(struct ctx *cx, struct topo *t, uint64_t *off,
-			  int size, char *why, size_t len)
+/* Take size more bytes at *off by read(2), verified. */
+static int read_exact(struct ctx *cx, struct topo *t, uint64_t *off, int size,
+		      char *why, size_t len)
 {
-	int inq, half, revents;
 	struct rx r;
 	long n = 1;
 
-	if (zc_write_all(t->c1, cx->ring + *off % PERIOD, size, DELIVER_S) != size)
-		return fail_why(why, len, "write of %d bytes failed", size);
-	inq = wait_inq(t->rx, size, DELIVER_S);
-	revents = zc_poll_one(t->rx, POLLIN, 0);
-	if (inq != size || !has_ev(revents, POLLIN))
-		return fail_why(why, len, "%d bytes sent: FIONREAD=%d POLLIN=%d",
-				size, inq, has_ev(revents, POLLIN));
-	/* A partial read leaves exactly the rest counted. */
-	half = size / 2 < cx->o.size ? size / 2 : cx->o.size;
 	rx_init(&r, cx, t, RX_READ, true);
 	r.got = *off;
-	if (half && (read(t->rx, cx->rxbuf, half) != half ||
-		     rx_take(&r, half) < 0 || fionread(t->rx) != size - half))
-		return fail_why(why, len, "after reading %d of %d: FIONREAD=%d",
-				half, size, fionread(t->rx));
 	while (r.got < *off + size && n > 0)
 		n = rx_once(&r, DELIVER_S);
 	if (n <= 0) {
@@ -965,6 +980,48 @@ static int fionread_round(struct ctx *cx, struct topo *t, uint64_t *off,
 		return -1;
 	}
 	*off = r.got;
+	return 0;
+}
+
+/* FIONREAD blind to the psock queue: a known gap (1) or a regression (-1). */
+static int fionread_blind(int size, char *why, size_t len)
+{
+	int has = zc_btf_has_type("tcp_bpf_ioctl");
+
+	fail_why(why, len, "%sFIONREAD=0 while POLLIN and read(2) got all %d bytes%s",
+		 has ? "" : "kernel lacks tcp_bpf_ioctl: ", size,
+		 has > 0 ? " (tcp_bpf_ioctl is there)" :
+		 has < 0 ? " (no BTF to tell why)" : "");
+	return has ? -1 : 1;
+}
+
+/* FIONREAD and POLLIN against what read returns: 0, 1 (known gap) or -1. */
+static int fionread_round(struct ctx *cx, struct topo *t, uint64_t *off,
+			  int size, char *why, size_t len)
+{
+	int inq, half, revents;
+	bool blind;
+
+	if (zc_write_all(t->c1, cx->ring + *off % PERIOD, size, DELIVER_S) != size)
+		return fail_why(why, len, "write of %d bytes failed", size);
+	inq = wait_inq(t->rx, size, DELIVER_S, &blind);
+	if (blind)
+		return read_exact(cx, t, off, size, why, len) ? -1 :
+			fionread_blind(size, why, len);
+	revents = zc_poll_one(t->rx, POLLIN, 0);
+	if (inq != size || !has_ev(revents, POLLIN))
+		return fail_why(why, len, "%d bytes sent: FIONREAD=%d POLLIN=%d",
+				size, inq, has_ev(revents, POLLIN));
+	/* A partial read leaves exactly the rest counted. */
+	half = size / 2 < cx->o.size ? size / 2 : cx->o.size;
+	if (half && (read(t->rx, cx->rxbuf, half) != half ||
+		     memcmp(cx->rxbuf, cx->ring + *off % PERIOD, half) ||
+		     fionread(t->rx) != size - half))
+		return fail_why(why, len, "after reading %d of %d: FIONREAD=%d",
+				half, size, fionread(t->rx));
+	*off += half;
+	if (read_exact(cx, t, off, size - half, why, len))
+		return -1;
 	return rx_nothing_more(t, why, len);
 }
 
@@ -997,13 +1054,16 @@ static void case_fionread_poll(const struct zc_case *c, void *arg)
 static int eof_setup(struct ctx *cx, struct topo *t, char *why, size_t len)
 {
 	int inq, revents;
+	bool blind;
 
 	if (zc_write_all(t->c1, cx->ring, EOF_BYTES, DELIVER_S) != (long)EOF_BYTES)
 		return fail_why(why, len, "write of %lu bytes failed", EOF_BYTES);
 	close(t->c1);
 	t->c1 = -1;
-	inq = wait_inq(t->rx, EOF_BYTES, DELIVER_S);
-	if (inq != (int)EOF_BYTES)
+	inq = wait_inq(t->rx, EOF_BYTES, DELIVER_S, &blind);
+	if (blind)
+		blind_note("eof");
+	else if (inq != (int)EOF_BYTES)
 		return fail_why(why, len, "%lu bytes sent, FIONREAD=%d", EOF_BYTES,
 				inq);
 	revents = zc_poll_one(t->rx, POLLRDHUP, QUIET_S);
@@ -1014,7 +1074,7 @@ static int eof_setup(struct ctx *cx, struct topo *t, char *why, size_t len)
 	t->p2 = -1;
 	revents = zc_poll_one(t->rx, POLLRDHUP, DELIVER_S);
 	inq = fionread(t->rx);
-	if (!has_ev(revents, POLLRDHUP) || inq != (int)EOF_BYTES)
+	if (!has_ev(revents, POLLRDHUP) || (!blind && inq != (int)EOF_BYTES))
 		return fail_why(why, len, "after p2 closed: POLLRDHUP=%d FIONREAD=%d, want %lu queued",
 				has_ev(revents, POLLRDHUP), inq,
 				EOF_BYTES);
