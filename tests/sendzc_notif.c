@@ -12,9 +12,10 @@
  * Then the rates zero-copy buys over send(2) on the tc-drop topology.
  *
  * Topology: namespaces a (sender) and b (receiver) joined by veth at MTU
- * 65535. In b, bpf/tc_drop.bpf.c drops UDP to the sink port at clsact
- * ingress (the clean zero-copy peer); real UDP/TCP receivers on other ports
- * in b take the cases that must be copied and the data checks.
+ * 65535 (or the ZC_PAIR devices at the MTU they take). In b,
+ * bpf/tc_drop.bpf.c drops UDP to the sink port at clsact ingress (the
+ * clean zero-copy peer); real UDP/TCP receivers on other ports in b take
+ * the cases that must be copied and the data checks.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -43,8 +44,8 @@
 #include "tc_drop.skel.h"
 
 #define TEST_NAME	"sendzc_notif"
-#define MTU		65535
-#define MTU_SMALL	1500	/* errors.msgsize lowers the MTU to this */
+#define MTU		65535	/* ZC_PAIR devices may settle for less */
+#define MTU_SMALL	1500	/* errors.msgsize lowers a larger MTU to this */
 #define SIZE_DEFAULT	65507	/* largest UDP/IPv4 datagram */
 #define SINK_PORT	9	/* dropped by tc_drop in b */
 #define RX_PORT		5001	/* real receivers in b */
@@ -559,8 +560,8 @@ static size_t case_size(const struct ctx *c, enum proto p)
 {
 	size_t hdr = p == P_UDP6 ? 48 : 28;
 
-	if (is_udp(p) && (size_t)c->o->size > MTU - hdr)
-		return MTU - hdr;
+	if (is_udp(p) && (size_t)c->o->size > c->t.mtu - hdr)
+		return c->t.mtu - hdr;
 	return c->o->size;
 }
 
@@ -759,7 +760,7 @@ out:
 struct err_setup {
 	int fd;
 	size_t size;
-	bool restore_mtu;
+	int restore_mtu;	/* 0: MTU untouched */
 	char what[96];
 };
 
@@ -818,16 +819,20 @@ static int err_prepare(struct ctx *c, const struct case_arg *a,
 		e->fd = sender_socket(c, a->proto, CLOSED_PORT);
 		return e->fd < 0 ? e->fd : 0;
 	case K_ERR_MSGSIZE:
-		e->size = MTU_SMALL + 500;
-		snprintf(e->what, sizeof(e->what), "%zu-byte datagram, don't fragment, MTU %d",
-			 e->size, MTU_SMALL);
 		e->fd = sender_socket(c, a->proto, SINK_PORT);
 		if (e->fd < 0)
 			return e->fd;
 		ret = udp_dontfrag(e->fd, a->proto);
-		if (!ret)
+		/* No datagram exceeds 65535: lower the MTU to exceed it. */
+		if (!ret && c->t.mtu > MTU_SMALL) {
+			e->restore_mtu = c->t.mtu;
 			ret = zc_topo_set_mtu(&c->t, MTU_SMALL);
-		e->restore_mtu = !ret;
+			if (ret)
+				e->restore_mtu = 0;
+		}
+		e->size = c->t.mtu + 500;
+		snprintf(e->what, sizeof(e->what), "%zu-byte datagram, don't fragment, MTU %d",
+			 e->size, c->t.mtu);
 		return ret;
 	case K_ERR_NOTSUPP:
 		snprintf(e->what, sizeof(e->what), "AF_UNIX datagram socket");
@@ -952,8 +957,8 @@ static void case_error(const struct zc_case *zc, void *arg)
 			    "want %d (%s) after whole sends, contract %s", want,
 			    strerror(-want), ok ? "held" : "broken");
 out:
-	if (e.restore_mtu && zc_topo_set_mtu(&c->t, MTU))
-		ktap_print_msg("could not restore MTU %d", MTU);
+	if (e.restore_mtu && zc_topo_set_mtu(&c->t, e.restore_mtu))
+		ktap_print_msg("could not restore MTU %d", e.restore_mtu);
 	if (e.fd >= 0)
 		close(e.fd);
 	run_free(&r);
