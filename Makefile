@@ -75,7 +75,7 @@ $(OUTPUT) $(OUTPUT)/lib:
 $(FLAGS_STAMP): FORCE | $(OUTPUT)
 	@echo '$(FLAGS_NOW)' | cmp -s - $@ || echo '$(FLAGS_NOW)' > $@
 
-$(OUTPUT)/lib/%.o: $(TOP)/lib/%.c $(LIB_HDRS) $(FLAGS_STAMP) | $(OUTPUT)/lib $(BPF_SKELS)
+$(OUTPUT)/lib/%.o: $(TOP)/lib/%.c $(LIB_HDRS) $(BPF_SKELS) $(FLAGS_STAMP) | $(OUTPUT)/lib
 	$(CC) $(CFLAGS) -c -o $@ $<
 
 $(LIBZC): $(LIB_OBJS)

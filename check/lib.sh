@@ -54,8 +54,17 @@ state()
 	ip netns list 2>/dev/null | sed 's/^/netns /'
 	ip -br link 2>/dev/null | awk '{print "link " $1}'
 	tc qdisc show 2>/dev/null | sed 's/^/qdisc /'
-	"$BPFTOOL" prog show 2>/dev/null | sed -n 's/^\([0-9]\+\): .*name \([^ ]*\).*/bpf-prog \1 \2/p'
-	"$BPFTOOL" map show 2>/dev/null | sed -n 's/^\([0-9]\+\): .*name \([^ ]*\).*/bpf-map \1 \2/p'
+	# BPF objects a live process holds are that process's business
+	# (other suites, a parallel run); a leak is one nobody holds.
+	{
+		grep -hE '^(prog|map)_id:' /proc/[0-9]*/fdinfo/* 2>/dev/null |
+			awk '{sub("_id:", "", $1); print "held", $1, $2}'
+		"$BPFTOOL" prog show 2>/dev/null |
+			sed -n 's/^\([0-9]\+\): .*name \([^ ]*\).*/prog \1 \2/p'
+		"$BPFTOOL" map show 2>/dev/null |
+			sed -n 's/^\([0-9]\+\): .*name \([^ ]*\).*/map \1 \2/p'
+	} | awk '$1 == "held" { h[$2 " " $3] = 1; next }
+		 !(($1 " " $2) in h) { print "bpf-" $0 }'
 	for f in net.core.rmem_max net.core.wmem_max net.core.optmem_max \
 		 kernel.io_uring_disabled; do
 		echo "sysctl $f=$(sysctl -n "$f" 2>/dev/null)"

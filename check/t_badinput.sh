@@ -48,7 +48,7 @@ for name in $tests; do
 		done
 		one "$name" "$o"
 	done
-	for v in --bogus -x -- --help=x --list=1 --verify=1 extra "-t" \
+	for v in --bogus -x --help=x --list=1 --verify=1 extra "-t" \
 		 "--case=nomatch-zzz"; do
 		one "$name" $v
 	done

@@ -11,6 +11,15 @@
 static FILE *ktap_out;
 static struct ktap_counts counts;
 static unsigned int test_num;
+static bool header_done;
+
+/*
+ * TAP parsers want the version line first: diagnostics printed before
+ * it (during setup) wait here and follow the header.
+ */
+#define MAX_EARLY	16
+static char *early[MAX_EARLY];
+static int nearly;
 
 static FILE *out(void)
 {
@@ -26,11 +35,24 @@ void ktap_reset(void)
 {
 	memset(&counts, 0, sizeof(counts));
 	test_num = 0;
+	header_done = false;
+	while (nearly > 0)
+		free(early[--nearly]);
 }
 
 void ktap_header(void)
 {
+	int i;
+
+	if (header_done)
+		return;
+	header_done = true;
 	fprintf(out(), "TAP version 13\n");
+	for (i = 0; i < nearly; i++) {
+		fprintf(out(), "# %s\n", early[i]);
+		free(early[i]);
+	}
+	nearly = 0;
 	fflush(out());
 }
 
@@ -48,8 +70,12 @@ static void vmsg(const char *fmt, va_list ap)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	/* Every line of a multi-line message stays a diagnostic. */
 	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save))
-		fprintf(out(), "# %s\n", line);
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (!header_done && nearly < MAX_EARLY)
+			early[nearly++] = strdup(line);
+		else
+			fprintf(out(), "# %s\n", line);
+	}
 	fflush(out());
 }
 
@@ -229,11 +255,15 @@ void ktap_exit_skip_all(const char *fmt, ...)
 
 void ktap_exit_fail_msg(const char *fmt, ...)
 {
+	char msg[512];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vmsg(fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	clean_reason(msg);
+	ktap_header();
+	fprintf(out(), "Bail out! %s\n", msg);
 	counts.error++;
 	exit(ktap_finish());
 }

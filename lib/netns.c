@@ -22,6 +22,7 @@
 #include <linux/veth.h>
 #include <bpf/libbpf.h>
 
+#include "ktap.h"
 #include "netns.h"
 
 #define NL_BUF	4096
@@ -486,8 +487,8 @@ static void inject_tap(struct zc_topo *t)
 	if (!env || strcmp(env, "1"))
 		return;
 	t->inject_tap_fd = zc_open_tap(t->a.nsfd);
-	printf("# ZC_INJECT_TAP=1: packet tap open in the sender namespace (%s)\n",
-	       t->inject_tap_fd >= 0 ? "ok" : strerror(-t->inject_tap_fd));
+	ktap_print_msg("ZC_INJECT_TAP=1: packet tap open in the sender namespace (%s)",
+		       t->inject_tap_fd >= 0 ? "ok" : strerror(-t->inject_tap_fd));
 }
 
 int zc_topo_setup(struct zc_topo *t, int mtu, char *err, size_t errlen)
@@ -497,14 +498,14 @@ int zc_topo_setup(struct zc_topo *t, int mtu, char *err, size_t errlen)
 
 	memset(t, 0, sizeof(*t));
 	t->a.nsfd = t->b.nsfd = t->inject_tap_fd = -1;
-	t->origin_nsfd = -1;
+	t->origin_nsfd = current_netns();
 	t->mtu = mtu;
 	side_init(&t->a, 'a', ZC_ADDR4_A, ZC_ADDR6_A);
 	side_init(&t->b, 'b', ZC_ADDR4_B, ZC_ADDR6_B);
 	ret = topo_build(t, mtu, &step);
 	if (!ret && t->real_pair)
-		printf("# ZC_PAIR: %s <-> %s, MTU %d\n", t->a.ifname,
-		       t->b.ifname, t->mtu);
+		ktap_print_msg("ZC_PAIR: %s <-> %s, MTU %d", t->a.ifname,
+			       t->b.ifname, t->mtu);
 	if (ret) {
 		snprintf(err, errlen, "topology: %s: %s", step, strerror(-ret));
 		zc_topo_teardown(t);
@@ -523,7 +524,9 @@ void zc_topo_teardown(struct zc_topo *t)
 		close(t->a.nsfd);
 	if (t->b.nsfd >= 0)
 		close(t->b.nsfd);
-	t->a.nsfd = t->b.nsfd = t->inject_tap_fd = -1;
+	if (t->origin_nsfd >= 0)
+		close(t->origin_nsfd);
+	t->a.nsfd = t->b.nsfd = t->inject_tap_fd = t->origin_nsfd = -1;
 }
 
 static int set_mtu_in(void *arg)
