@@ -106,7 +106,9 @@ install: all
 	install -m 0755 $(TEST_GEN_PROGS) $(TOP)/run_tests.sh $(INSTALL_PATH)/
 	install -m 0644 $(TOP)/settings $(TOP)/config $(OUTPUT)/kselftest-list.txt $(INSTALL_PATH)/
 	install -d $(INSTALL_PATH)/tools
-	install -m 0755 $(wildcard $(TOP)/tools/zc-*) $(INSTALL_PATH)/tools/ 2>/dev/null || true
+	install -m 0755 $(wildcard $(TOP)/tools/zc-*) $(INSTALL_PATH)/tools/
+	@# The results files name the suite version; an installed tree has no git.
+	@(git -C $(TOP) describe --always --dirty 2>/dev/null || echo unknown) > $(INSTALL_PATH)/VERSION
 
 CHECK_BINS := $(OUTPUT)/check/unit_lib
 
