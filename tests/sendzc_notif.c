@@ -57,6 +57,7 @@
 #define ERR_TRIES	32
 #define OP_TIMEOUT	10.0	/* bound on every send/receive phase */
 #define FLUSH_TIMEOUT	5.0
+#define PATH_TIMEOUT	15.0	/* carrier of a ZC_PAIR after the move */
 #define GRACE		0.05	/* late CQEs nobody expects are looked for this long */
 #define WARMUP		0.2
 #define POISON		0xa5
@@ -95,8 +96,12 @@ static int family_of(enum proto p)
 	return p == P_UDP6 ? AF_INET6 : AF_INET;
 }
 
+/*
+ * Where a socket connects or binds: b's address, or with lo the loopback
+ * of a (the one local delivery a ZC_PAIR of real devices still has).
+ */
 static socklen_t peer_addr(const struct ctx *c, enum proto p, int port,
-			   struct sockaddr_storage *ss)
+			   bool lo, struct sockaddr_storage *ss)
 {
 	memset(ss, 0, sizeof(*ss));
 	if (p == P_UDP6) {
@@ -104,22 +109,22 @@ static socklen_t peer_addr(const struct ctx *c, enum proto p, int port,
 
 		s6->sin6_family = AF_INET6;
 		s6->sin6_port = htons(port);
-		s6->sin6_addr = c->t.b.addr6;
+		s6->sin6_addr = lo ? in6addr_loopback : c->t.b.addr6;
 		return sizeof(*s6);
 	}
 	struct sockaddr_in *s4 = (void *)ss;
 
 	s4->sin_family = AF_INET;
 	s4->sin_port = htons(port);
-	s4->sin_addr = c->t.b.addr4;
+	s4->sin_addr.s_addr = lo ? htonl(INADDR_LOOPBACK) : c->t.b.addr4.s_addr;
 	return sizeof(*s4);
 }
 
-/* Socket in a, connected to b:port. Returns fd or -errno. */
-static int sender_socket(const struct ctx *c, enum proto p, int port)
+/* Socket in a, connected to b:port (or lo:port). Returns fd or -errno. */
+static int sender_socket(const struct ctx *c, enum proto p, int port, bool lo)
 {
 	struct sockaddr_storage ss;
-	socklen_t len = peer_addr(c, p, port, &ss);
+	socklen_t len = peer_addr(c, p, port, lo, &ss);
 	int fd, ret;
 
 	fd = zc_socket_in(c->t.a.nsfd, family_of(p),
@@ -138,6 +143,7 @@ static int sender_socket(const struct ctx *c, enum proto p, int port)
 
 struct rx {
 	enum proto proto;
+	bool lo;		/* on a's loopback instead of in b */
 	int fd;			/* bound UDP socket or TCP listener */
 	size_t size;		/* UDP datagram size */
 	uint64_t nseq;		/* UDP: datagrams expected */
@@ -278,10 +284,11 @@ static void *rx_main(void *arg)
 static int rx_socket(const struct ctx *c, struct rx *r)
 {
 	struct sockaddr_storage ss;
-	socklen_t len = peer_addr(c, r->proto, RX_PORT, &ss);
+	socklen_t len = peer_addr(c, r->proto, RX_PORT, r->lo, &ss);
 	int one = 1, rcvbuf = 4 << 20;
 
-	r->fd = zc_socket_in(c->t.b.nsfd, family_of(r->proto),
+	r->fd = zc_socket_in(r->lo ? c->t.a.nsfd : c->t.b.nsfd,
+			     family_of(r->proto),
 			     is_udp(r->proto) ? SOCK_DGRAM : SOCK_STREAM, 0);
 	if (r->fd < 0)
 		return r->fd;
@@ -296,11 +303,12 @@ static int rx_socket(const struct ctx *c, struct rx *r)
 }
 
 static int rx_start(const struct ctx *c, struct rx *r, enum proto p,
-		    size_t size, uint64_t nseq, bool verify)
+		    size_t size, uint64_t nseq, bool verify, bool lo)
 {
 	int ret;
 
 	memset(r, 0, sizeof(*r));
+	r->lo = lo;
 	r->proto = p;
 	r->size = size;
 	r->nseq = nseq;
@@ -575,6 +583,7 @@ struct session {
 	int fd;
 	bool sink;
 	bool unlinked;		/* TCP requests may run concurrently */
+	bool lo;		/* receiver on a's loopback */
 	long done;
 	int flush;
 	uint64_t sunk;		/* datagrams the tc sink counted */
@@ -592,11 +601,12 @@ static int session_setup(struct ctx *c, const struct case_arg *a,
 	ss->rx.fd = -1;
 	ret = run_init(&ss->r, c, a->proto, size, n);
 	if (!ret && !ss->sink) {
-		ret = rx_start(c, &ss->rx, a->proto, size, n, verify);
+		ret = rx_start(c, &ss->rx, a->proto, size, n, verify, ss->lo);
 		ss->r.rx = &ss->rx;
 	}
 	if (!ret) {
-		ss->fd = sender_socket(c, a->proto, ss->sink ? SINK_PORT : RX_PORT);
+		ss->fd = sender_socket(c, a->proto, ss->sink ? SINK_PORT : RX_PORT,
+				       ss->lo);
 		ret = ss->fd < 0 ? ss->fd : 0;
 	}
 	if (!ret)
@@ -714,7 +724,12 @@ static void case_usage(const struct zc_case *zc, void *arg)
 	const struct case_arg *a = zc->arg;
 	struct ctx *c = arg;
 	bool usage = a->kind != K_USAGE_OFF;
-	struct session ss = { .sink = a->kind == K_USAGE_ZC };
+	/*
+	 * Over veth, delivery to a socket in b is local and copies; past a
+	 * ZC_PAIR of real devices it is not, so the copied case uses lo.
+	 */
+	struct session ss = { .sink = a->kind == K_USAGE_ZC,
+			      .lo = a->kind == K_USAGE_COPIED && c->t.real_pair };
 	uint64_t n = USAGE_SENDS, want_zc = n, want_cp = 0;
 	char why[512];
 	int ret;
@@ -779,7 +794,7 @@ static int udp_dontfrag(int fd, enum proto p)
 static int tcp_refused_socket(const struct ctx *c)
 {
 	struct sockaddr_storage ss;
-	socklen_t len = peer_addr(c, P_TCP4, CLOSED_PORT, &ss);
+	socklen_t len = peer_addr(c, P_TCP4, CLOSED_PORT, false, &ss);
 	int fd, ret;
 
 	fd = zc_socket_in(c->t.a.nsfd, AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
@@ -816,10 +831,10 @@ static int err_prepare(struct ctx *c, const struct case_arg *a,
 			e->fd = tcp_refused_socket(c);
 			return e->fd < 0 ? e->fd : 0;
 		}
-		e->fd = sender_socket(c, a->proto, CLOSED_PORT);
+		e->fd = sender_socket(c, a->proto, CLOSED_PORT, false);
 		return e->fd < 0 ? e->fd : 0;
 	case K_ERR_MSGSIZE:
-		e->fd = sender_socket(c, a->proto, SINK_PORT);
+		e->fd = sender_socket(c, a->proto, SINK_PORT, false);
 		if (e->fd < 0)
 			return e->fd;
 		ret = udp_dontfrag(e->fd, a->proto);
@@ -843,7 +858,7 @@ static int err_prepare(struct ctx *c, const struct case_arg *a,
 		return 0;
 	case K_ERR_BADINDEX:
 		snprintf(e->what, sizeof(e->what), "buf_index past the registered buffers");
-		e->fd = sender_socket(c, a->proto, SINK_PORT);
+		e->fd = sender_socket(c, a->proto, SINK_PORT, false);
 		return e->fd < 0 ? e->fd : 0;
 	default:
 		return -EINVAL;
@@ -1018,7 +1033,7 @@ static void case_rate(const struct zc_case *zc, void *arg)
 
 	if (!mode_available(c, zc, a))
 		return;
-	cfg.fd = sender_socket(c, P_UDP4, SINK_PORT);
+	cfg.fd = sender_socket(c, P_UDP4, SINK_PORT, false);
 	ret = cfg.fd < 0 ? cfg.fd : 0;
 	if (!ret)
 		s = zc_sender_open(&cfg, &ret);
@@ -1168,7 +1183,7 @@ static void probe_usage(struct ctx *c)
 	struct zc_sender *s = NULL;
 	int ret;
 
-	cfg.fd = sender_socket(c, P_UDP4, SINK_PORT);
+	cfg.fd = sender_socket(c, P_UDP4, SINK_PORT, false);
 	ret = cfg.fd < 0 ? cfg.fd : 0;
 	if (!ret)
 		s = zc_sender_open(&cfg, &ret);
@@ -1184,6 +1199,31 @@ static void probe_usage(struct ctx *c)
 	else if (!c->have_usage)
 		snprintf(c->usage_reason, sizeof(c->usage_reason),
 			 "IORING_SEND_ZC_REPORT_USAGE probe: %s", strerror(-ret));
+}
+
+/*
+ * A real device pair may take seconds to get carrier after it moved:
+ * send small datagrams until one reaches the tc sink.
+ */
+static int wait_path(struct ctx *c)
+{
+	double end = zc_now() + PATH_TIMEOUT;
+	uint64_t pk0 = sink_pkts(c);
+	int fd = sender_socket(c, P_UDP4, SINK_PORT, false);
+	int ret = -ETIMEDOUT;
+
+	if (fd < 0)
+		return fd;
+	while (zc_now() < end) {
+		send(fd, "", 1, MSG_DONTWAIT);
+		usleep(20000);
+		if (sink_pkts(c) != pk0) {
+			ret = 0;
+			break;
+		}
+	}
+	close(fd);
+	return ret;
 }
 
 static int setup(struct ctx *c, char *err, size_t len)
@@ -1204,6 +1244,13 @@ static int setup(struct ctx *c, char *err, size_t len)
 			   bpf_program__fd(c->skel->progs.zc_tc_drop), true);
 	if (ret) {
 		snprintf(err, len, "tc attach at %s ingress: %s", c->t.b.ifname,
+			 strerror(-ret));
+		return ret;
+	}
+	ret = wait_path(c);
+	if (ret) {
+		snprintf(err, len, "no datagram from %s reached the tc sink on %s in %g s: %s",
+			 c->t.a.ifname, c->t.b.ifname, PATH_TIMEOUT,
 			 strerror(-ret));
 		return ret;
 	}
