@@ -122,3 +122,86 @@ case_verdicts()
 		print t "/" line " " st
 	}' "$1" | sort
 }
+
+# BPF object ids a process holds, "prog 12" / "map 34" / "link 5".
+held()
+{
+	grep -hE '^(prog|map|link)_id:' /proc/"$1"/fdinfo/* 2>/dev/null |
+		awk '{sub("_id:", "", $1); print $1, $2}' | sort -u
+}
+
+# Ids of the list that still exist, waiting out the kernel's deferred
+# freeing (RCU, netns cleanup work) for up to 15 s.
+still_there()
+{
+	local i kind id left
+
+	for i in $(seq 1 60); do
+		left=""
+		while read -r kind id; do
+			[ -n "$id" ] && "$BPFTOOL" "$kind" show id "$id" >/dev/null 2>&1 &&
+				left="$left $kind $id"
+		done <<<"$1"
+		[ -z "$left" ] && return 0
+		sleep 0.25
+	done
+	echo "$left"
+}
+
+# signal_trial LABEL SIG DELAY CMD...: start CMD, signal it after DELAY
+# seconds; it must exit within 20 s and leave neither the BPF objects it
+# held nor anything else behind. Needs "set -m" in the caller, or
+# background jobs ignore SIGINT.
+signal_trial()
+{
+	local label=$1 sig=$2 delay=$3 before pid rc ids left i
+
+	shift 3
+	before=$(state)
+	# Job control notices ("Interrupt", "Killed") are no TAP: keep them out.
+	exec 3>&2 2>/dev/null
+	"$@" >/dev/null 2>&1 </dev/null &
+	pid=$!
+	sleep "$delay"
+	ids=$(held "$pid")
+	kill "-$sig" "$pid" 2>/dev/null
+	for i in $(seq 1 100); do
+		[ -z "$(alive_pids "$pid")" ] && break
+		sleep 0.2
+	done
+	if [ -n "$(alive_pids "$pid")" ]; then
+		kill -KILL "$pid"
+		wait "$pid"
+		exec 2>&3 3>&-
+		not_ok "$label.exits" "still running 20 s after SIG$sig at ${delay}s"
+		return
+	fi
+	wait "$pid"
+	rc=$?
+	exec 2>&3 3>&-
+	left=$(still_there "$ids")
+	[ -z "$left" ] && left=$(leaks "$before")
+	if [ -z "$left" ]; then
+		ok "$label.clean # SIG$sig after ${delay}s, rc=$rc, held: $(echo $ids)"
+	else
+		not_ok "$label.clean" "SIG$sig after ${delay}s, left:" "$left"
+	fi
+}
+
+# quick_run LABEL TAPFILE CMD...: run a test binary briefly; ok when it
+# exits 0 with no failing case and its TAP parses. Output in $run.
+quick_run()
+{
+	local label=$1 tapf=$2 rc
+
+	shift 2
+	run=$(timeout 120 "$@" </dev/null)
+	rc=$?
+	echo "$run" >"$tapf"
+	if [ "$rc" -ne 0 ] || grep -q '^not ok' <<<"$run"; then
+		not_ok "$label.run" "exit $rc" "$(grep -B3 '^not ok' <<<"$run")"
+	else
+		ok "$label.run"
+	fi
+	expect "$label.tap" perl "$CHECK_DIR/tap_parse.pl" "$tapf"
+}

@@ -17,36 +17,6 @@ RANDOM=${ZC_SIGNAL_SEED:-$$}
 echo "# seed $RANDOM"
 rounds=${ZC_SIGNAL_ROUNDS:-2}
 
-# Kill a test directly, as a CI job control would.
-trial_signal()
-{
-	local name=$1 sig=$2 delay=$3 before pid rc left i
-
-	before=$(state)
-	"$BUILD_DIR/$name" >/dev/null 2>&1 </dev/null &
-	pid=$!
-	sleep "$delay"
-	kill "-$sig" "$pid" 2>/dev/null
-	for i in $(seq 1 100); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.2
-	done
-	if kill -0 "$pid" 2>/dev/null; then
-		kill -KILL "$pid"
-		not_ok "signals.$name.$sig.exits" "still running 20 s after SIG$sig at ${delay}s"
-		wait "$pid" 2>/dev/null
-		return
-	fi
-	wait "$pid" 2>/dev/null
-	rc=$?
-	left=$(leaks "$before")
-	if [ -z "$left" ]; then
-		ok "signals.$name.$sig.clean # after ${delay}s rc=$rc"
-	else
-		not_ok "signals.$name.$sig.clean" "after ${delay}s:" "$left"
-	fi
-}
-
 # Let run_tests.sh time the test out: TERM to the group, KILL 5 s later.
 trial_timeout()
 {
@@ -69,7 +39,8 @@ for r in $(seq 1 "$rounds"); do
 		for sig in INT TERM KILL; do
 			# 0.1 to 4 s: setup, cases and rates all get hit.
 			delay=$(printf '%d.%d' $((RANDOM % 4)) $((RANDOM % 9 + 1)))
-			trial_signal "$name" "$sig" "$delay"
+			signal_trial "signals.$name.$sig" "$sig" "$delay" \
+				"$BUILD_DIR/$name"
 		done
 	done
 done

@@ -3,12 +3,11 @@
 #
 # xsk_bind specifics: its case list, a short verified run whose zero-copy
 # verdicts follow the device's xdp_features, every copy data case with
-# its frames accounted for, signals at any moment leaving none of the BPF
-# objects the process held, and --iface leaving no XDP program on the
+# its frames accounted for, signals at chosen moments leaving nothing
+# behind, and --iface leaving no XDP program on the
 # device after SIGKILL.
 
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/bpf_ids.sh"
 
 # Background jobs get SIGINT ignored without job control.
 set -m
@@ -36,15 +35,7 @@ cleanup()
 }
 trap cleanup EXIT
 
-run=$(timeout 120 "$BIN" --duration 0.05 --repeat 1 --verify </dev/null)
-rc=$?
-echo "$run" >"$tap"
-if [ "$rc" -ne 0 ] || grep -q '^not ok' <<<"$run"; then
-	not_ok "xsk_bind.run" "exit $rc" "$(grep -B3 '^not ok' <<<"$run")"
-else
-	ok "xsk_bind.run"
-fi
-expect "xsk_bind.tap" perl "$CHECK_DIR/tap_parse.pl" "$tap"
+quick_run xsk_bind "$tap" "$BIN" --duration 0.05 --repeat 1 --verify
 
 # Zero-copy: bind cells pass either way; data cases skip exactly when the
 # device does not advertise xsk-zerocopy, naming that.
@@ -80,48 +71,11 @@ for c in rxdrop.copy.skb rxdrop.copy.native txonly.copy.skb txonly.copy.native \
 done
 if [ -z "$bad" ]; then ok "xsk_bind.copy_data_cases"; else not_ok "xsk_bind.copy_data_cases" "$bad"; fi
 
-stop()
-{
-	local sig=$1 pid=$2 i
-
-	kill "-$sig" "$pid" 2>/dev/null
-	for i in $(seq 1 50); do
-		[ -z "$(alive_pids "$pid")" ] && break
-		sleep 0.1
-	done
-	if [ -n "$(alive_pids "$pid")" ]; then
-		kill -KILL "$pid"
-		wait "$pid" 2>/dev/null
-		return 1
-	fi
-	wait "$pid" 2>/dev/null
-	return 0
-}
-
-trial()
-{
-	local sig=$1 delay=$2 pid ids left
-
-	"$BIN" >/dev/null 2>&1 </dev/null &
-	pid=$!
-	sleep "$delay"
-	ids=$(held "$pid")
-	if ! stop "$sig" "$pid"; then
-		not_ok "xsk_bind.$sig.$delay.exits" "running 5 s after SIG$sig"
-		return
-	fi
-	left=$(still_there "$ids")
-	if [ -z "$left" ]; then
-		ok "xsk_bind.$sig.$delay.clean # held: $(echo $ids)"
-	else
-		not_ok "xsk_bind.$sig.$delay.clean" "left:$left"
-	fi
-}
-
-# Early (bind matrix) and late (data cases and rates) in a default run.
+# Early (bind matrix) and late (data cases and rates) in a default run;
+# t_signals.sh stops it at random moments too.
 for sig in INT TERM KILL; do
 	for delay in 0.3 1.2 5; do
-		trial "$sig" "$delay" 2>/dev/null
+		signal_trial "xsk_bind.$sig.$delay" "$sig" "$delay" "$BIN"
 	done
 done
 
@@ -141,7 +95,8 @@ if ip netns add "$ns" &&
 	ip netns exec "$ns" "$BIN" --iface zc$$x -t 'bind.*' >/dev/null 2>&1 </dev/null &
 	pid=$!
 	sleep 0.2
-	stop KILL "$pid" 2>/dev/null
+	kill -KILL "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
 	sleep 0.3
 	if ip -n "$ns" link show zc$$x | grep -q xdp; then
 		not_ok "xsk_bind.iface.kill_detaches" "$(ip -n "$ns" link show zc$$x)"
