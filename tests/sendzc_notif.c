@@ -58,6 +58,7 @@
 #define OP_TIMEOUT	10.0	/* bound on every send/receive phase */
 #define FLUSH_TIMEOUT	5.0
 #define PATH_TIMEOUT	15.0	/* carrier of a ZC_PAIR after the move */
+#define SETTLE		2.0	/* for the last datagrams to reach the sink */
 #define GRACE		0.05	/* late CQEs nobody expects are looked for this long */
 #define WARMUP		0.2
 #define POISON		0xa5
@@ -551,6 +552,19 @@ static uint64_t sink_pkts(const struct ctx *c)
 	return c->skel->bss->pkts;
 }
 
+/*
+ * Datagrams the sink counted since pk0, once it has `want` or the last
+ * ones had time to arrive: a completed send may still sit in a NIC ring.
+ */
+static uint64_t sink_settle(const struct ctx *c, uint64_t pk0, uint64_t want)
+{
+	double end = zc_now() + SETTLE;
+
+	while (sink_pkts(c) - pk0 < want && zc_now() < end)
+		usleep(1000);
+	return sink_pkts(c) - pk0;
+}
+
 /* ---- cases ---- */
 
 static bool mode_available(const struct ctx *c, const struct zc_case *zc,
@@ -620,7 +634,7 @@ static void session_run(struct ctx *c, struct session *ss)
 
 	ss->done = zc_sender_send(ss->r.s, ss->r.n, OP_TIMEOUT);
 	ss->flush = zc_sender_flush(ss->r.s, FLUSH_TIMEOUT, GRACE);
-	ss->sunk = sink_pkts(c) - pk0;
+	ss->sunk = ss->sink ? sink_settle(c, pk0, ss->r.n) : 0;
 	if (!ss->sink) {
 		if (!is_udp(ss->r.proto))
 			shutdown(ss->fd, SHUT_WR);
@@ -1046,7 +1060,7 @@ static void case_rate(const struct zc_case *zc, void *arg)
 	ret = zc_measure(&mc, zc_sender_step, s, &rate);
 	fl = zc_sender_flush(s, FLUSH_TIMEOUT, 0);
 	st = zc_sender_stats(s);
-	sunk = sink_pkts(c) - pk0;
+	sunk = sink_settle(c, pk0, st->completed);
 	if (ret || fl) {
 		ktap_fail(zc->name, "measure: %s, flush: %s%s%s", strerror(-ret),
 			  strerror(-fl), st->violations ? ", " : "", st->violation);
@@ -1056,11 +1070,17 @@ static void case_rate(const struct zc_case *zc, void *arg)
 	if (zc_send_mode_zerocopy(a->mode) &&
 	    (cfg.report_usage || a->mode == ZC_MODE_MSG_ZEROCOPY))
 		ktap_zcmode(zc->name, st->zerocopy, st->copied);
-	/* Backed by real traffic: every datagram sent reached the sink. */
-	ktap_result(zc->name, sunk == st->completed && !st->failed,
-		    "tc sink counted %llu datagrams, sender completed %llu (failed %llu)",
-		    (unsigned long long)sunk, (unsigned long long)st->completed,
-		    (unsigned long long)st->failed);
+	/*
+	 * Backed by real traffic: over veth every datagram sent reaches the
+	 * sink; a real device pair may lose some at these rates.
+	 */
+	ktap_print_msg("%s: tc sink counted %llu datagrams, sender completed %llu (failed %llu)",
+		       zc->name, (unsigned long long)sunk,
+		       (unsigned long long)st->completed,
+		       (unsigned long long)st->failed);
+	ktap_result(zc->name, !st->failed && sunk <= st->completed &&
+		    (c->t.real_pair ? sunk > 0 : sunk == st->completed),
+		    "traffic does not add up");
 out:
 	zc_sender_close(s);
 	if (cfg.fd >= 0)
