@@ -438,6 +438,38 @@ static int pair_set_mtu(struct zc_topo *t, int mtu)
 	return ret < 0 ? ret : 0;
 }
 
+/*
+ * A real NIC reports carrier some time after it is set up (an e1000e in
+ * qemu: ~1 s, after every namespace move); until then the qdisc is noop
+ * and every send is dropped, which looks like a copied zero-copy send.
+ */
+static int wait_running(const struct zc_side *s, int timeout_ms)
+{
+	struct ifreq ifr = {};
+	int fd, waited = 0, ret = -ENOLINK;
+
+	fd = zc_socket_in(s->nsfd, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return fd;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", s->ifname);
+	for (;;) {
+		if (ioctl(fd, SIOCGIFFLAGS, &ifr)) {
+			ret = -errno;
+			break;
+		}
+		if (ifr.ifr_flags & IFF_RUNNING) {
+			ret = 0;
+			break;
+		}
+		if (waited >= timeout_ms)
+			break;
+		usleep(20000);
+		waited += 20;
+	}
+	close(fd);
+	return ret;
+}
+
 static int topo_build(struct zc_topo *t, int mtu, const char **step)
 {
 	struct veth_args v = { t, mtu };
@@ -477,6 +509,12 @@ static int topo_build(struct zc_topo *t, int mtu, const char **step)
 	ret = zc_netns_run(t->a.nsfd, side_neigh, &na);
 	if (!ret)
 		ret = zc_netns_run(t->b.nsfd, side_neigh, &nb);
+	if (!ret && t->real_pair) {
+		*step = "wait for carrier on ZC_PAIR devices";
+		ret = wait_running(&t->a, 10000);
+		if (!ret)
+			ret = wait_running(&t->b, 10000);
+	}
 	return ret;
 }
 
