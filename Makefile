@@ -135,6 +135,7 @@ help:
 	@echo 'make install INSTALL_PATH=DIR'
 	@echo 'make deps               install the Debian packages the suite needs'
 	@echo 'make SANITIZE=1         build with ASan and UBSan'
+	@echo 'make vmcheck            the suite on Debian 6.1 and 6.12 kernels in qemu'
 
 FORCE:
 .SECONDARY: $(BPF_OBJS) $(BPF_SKELS)
