@@ -14,6 +14,13 @@
  *   raw_tp, the latter for kernels without tp_btf.
  * User space fills the address ranges of both functions from
  * /proc/kallsyms, and the tgid that owns the counts.
+ *
+ * Kernels before skb_pp_cow_data (6.8) copy for veth's XDP inline in the
+ * veth module (veth_xdp_rcv_skb, alloc_page per page of the copy), where
+ * the consume_skb tracepoint may not even carry a location (before 6.3):
+ * there user space gives that function's range as the ZC_WIT_PP_COW kind
+ * and sets cow_pages, and its pages are counted as hits instead, also
+ * next to the fentry programs.
  */
 #include <linux/bpf.h>
 #include <linux/types.h>
@@ -28,6 +35,7 @@ char LICENSE[] SEC("license") = "GPL";
 __u32 enabled;
 __u32 target_tgid;
 __u32 nr_ranges;
+__u32 cow_pages;	/* ZC_WIT_PP_COW counts pages, not consume_skb calls */
 struct zc_wit_range ranges[ZC_WIT_MAX_RANGES];
 
 /* Read by user space through the mmap'ed .bss. */
@@ -148,7 +156,7 @@ static __always_inline int on_page_alloc(void *ctx, __u64 order)
 		return 0;
 	kind = stack_kind(ctx);
 	/* skb_pp_cow_data calls are counted on consume_skb, pages here */
-	if (kind == ZC_WIT_COPY_UBUFS)
+	if (kind == ZC_WIT_COPY_UBUFS || (kind == ZC_WIT_PP_COW && cow_pages))
 		count(kind, nbytes);
 	else if (kind == ZC_WIT_PP_COW)
 		count_bytes(kind, nbytes);
@@ -160,7 +168,7 @@ static __always_inline int on_consume_skb(__u64 location)
 {
 	int kind;
 
-	if (!enabled)
+	if (!enabled || cow_pages)
 		return 0;
 	kind = range_kind(location);
 	if (kind == ZC_WIT_PP_COW)

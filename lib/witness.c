@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "../bpf/witness_abi.h"
@@ -17,12 +18,15 @@ static struct {
 	const char *kind;		/* "fentry", "tracepoint", NULL */
 	char reason[256];
 	struct zc_witness_counts base;	/* subtracted by read, set by reset */
+	/* veth's XDP copy: the function counted, or why there is none */
+	const char *cow_fn;
+	bool cow_pages;			/* counted in pages, not calls */
+	bool cow_on;			/* the loaded variant counts it */
+	char cow_why[200];
 } wit;
 
-static const char *const wit_funcs[ZC_WIT_NKINDS] = {
-	[ZC_WIT_COPY_UBUFS] = "skb_copy_ubufs",
-	[ZC_WIT_PP_COW] = "skb_pp_cow_data",
-};
+#define COPY_UBUFS_FN	"skb_copy_ubufs"
+#define PP_COW_FN	"skb_pp_cow_data"
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -54,12 +58,12 @@ static int kallsyms_scan(const char *name, uint64_t **addrs, size_t *naddrs,
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long addr;
-		char type, sym[256], mod[2];
+		char type, sym[256], mod[64] = "";
 
-		/* module symbols carry a "[module]" field: not ours */
-		if (sscanf(line, "%llx %c %255s %1s", &addr, &type, sym, mod) != 3)
+		/* module symbols carry a "[module]" field; BPF programs "[bpf]" */
+		if (sscanf(line, "%llx %c %255s %63s", &addr, &type, sym, mod) < 3)
 			continue;
-		if (type != 't' && type != 'T')
+		if ((type != 't' && type != 'T') || !strcmp(mod, "[bpf]"))
 			continue;
 		if (addr)
 			hidden = false;
@@ -138,41 +142,137 @@ static void set_reason(const char *fmt, const char *what, int err)
 		 what, strerror(err < 0 ? -err : err));
 }
 
-/* Stack-check ranges for the tracepoint witness. */
-static int fill_ranges(struct witness *skel)
+/* Does veth's struct veth_rq have a page_pool (6.5+)? 1, 0, or -errno. */
+static int veth_rq_has_page_pool(void)
+{
+	struct btf *vml, *mod, *btf;
+	const struct btf_member *m;
+	const struct btf_type *t;
+	int id, i, ret = 0;
+
+	vml = btf__load_vmlinux_btf();
+	if (!vml)
+		return -ENOENT;
+	/* veth as a module has its own BTF; built in, it is in vmlinux */
+	mod = btf__load_module_btf("veth", vml);
+	btf = mod ? mod : vml;
+	id = btf__find_by_name_kind(btf, "veth_rq", BTF_KIND_STRUCT);
+	if (id < 0) {
+		ret = -ENOENT;
+		goto out;
+	}
+	t = btf__type_by_id(btf, id);
+	m = btf_members(t);
+	for (i = 0; i < btf_vlen(t); i++, m++)
+		if (!strcmp(btf__name_by_offset(btf, m->name_off), "page_pool"))
+			ret = 1;
+out:
+	btf__free(mod);
+	btf__free(vml);
+	return ret;
+}
+
+/*
+ * Where veth's XDP copy can be counted on this kernel: skb_pp_cow_data
+ * (6.8+, calls through consume_skb or fentry), or before it the veth
+ * module's own copy (veth_convert_skb_to_xdp_buff, inlined into
+ * veth_xdp_rcv_skb in most builds), counted by the pages it allocates
+ * with alloc_page; from 6.5 to 6.7 those come from a page_pool that
+ * recycles them, and nothing can be counted.
+ */
+static void cow_plan(void)
+{
+	static const char *const veth_fns[] = {
+		"veth_convert_skb_to_xdp_buff", "veth_xdp_rcv_skb",
+	};
+	uint64_t r[ZC_WIT_MAX_RANGES][2];
+	unsigned int i;
+	int n = -ENOENT;
+
+	wit.cow_fn = NULL;
+	wit.cow_pages = false;
+	wit.cow_on = false;
+	wit.cow_why[0] = '\0';
+	if (zc_kallsyms_ranges(PP_COW_FN, r, 1) > 0) {
+		wit.cow_fn = PP_COW_FN;
+		return;
+	}
+	for (i = 0; i < sizeof(veth_fns) / sizeof(veth_fns[0]) && n <= 0; i++)
+		n = zc_kallsyms_ranges(veth_fns[i], r, 1);
+	if (n <= 0) {
+		snprintf(wit.cow_why, sizeof(wit.cow_why),
+			 "no %s (6.8+) nor veth_xdp_rcv_skb in /proc/kallsyms (%s)",
+			 PP_COW_FN, n == -EPERM ? "addresses hidden" : "veth not loaded");
+		return;
+	}
+	if (veth_rq_has_page_pool() == 1) {
+		snprintf(wit.cow_why, sizeof(wit.cow_why),
+			 "no %s (6.8+); %s copies into page_pool pages that are recycled, no allocation to count",
+			 PP_COW_FN, veth_fns[i - 1]);
+		return;
+	}
+	wit.cow_fn = veth_fns[i - 1];
+	wit.cow_pages = true;
+}
+
+/* [lo, hi) ranges of fn as kind into skel's table; count or -errno */
+static int add_ranges(struct witness *skel, const char *fn, unsigned int kind)
 {
 	uint64_t r[ZC_WIT_MAX_RANGES][2];
-	unsigned int k, nr = 0;
+	unsigned int nr = skel->bss->nr_ranges;
 	int i, n;
 
-	for (k = 0; k < ZC_WIT_NKINDS; k++) {
-		n = zc_kallsyms_ranges(wit_funcs[k], r,
-				       ZC_WIT_MAX_RANGES - nr);
-		if (n == -EPERM)
-			return n;
-		if (n < 0 && k == ZC_WIT_COPY_UBUFS)
-			return n;
-		for (i = 0; i < n; i++) {
-			skel->bss->ranges[nr].lo = r[i][0];
-			skel->bss->ranges[nr].hi = r[i][1];
-			skel->bss->ranges[nr].kind = k;
-			nr++;
-		}
+	n = zc_kallsyms_ranges(fn, r, ZC_WIT_MAX_RANGES - nr);
+	for (i = 0; i < n; i++) {
+		skel->bss->ranges[nr].lo = r[i][0];
+		skel->bss->ranges[nr].hi = r[i][1];
+		skel->bss->ranges[nr].kind = kind;
+		nr++;
 	}
 	skel->bss->nr_ranges = nr;
-	return 0;
+	return n;
 }
 
 enum wit_variant { VAR_FENTRY, VAR_TP_BTF, VAR_RAW_TP };
 
-static void only_autoload(struct witness *s, enum wit_variant v)
+/*
+ * Stack-check ranges: skb_copy_ubufs for the tracepoint variants, and
+ * veth's copy function whenever it is counted by pages (fentry too).
+ */
+static int fill_ranges(struct witness *skel, enum wit_variant v, bool cow)
 {
+	int n;
+
+	skel->bss->nr_ranges = 0;
+	skel->bss->cow_pages = cow && wit.cow_pages;
+	if (v != VAR_FENTRY) {
+		n = add_ranges(skel, COPY_UBUFS_FN, ZC_WIT_COPY_UBUFS);
+		if (n < 0)
+			return n;
+	}
+	if (cow && (wit.cow_pages || v != VAR_FENTRY)) {
+		n = add_ranges(skel, wit.cow_fn, ZC_WIT_PP_COW);
+		if (n < 0)
+			return n;
+	}
+	return 0;
+}
+
+/* Programs of variant v; cow: count veth's XDP copy too. */
+static void only_autoload(struct witness *s, enum wit_variant v, bool cow)
+{
+	bool calls = cow && !wit.cow_pages, pages = cow && wit.cow_pages;
+
 	bpf_program__set_autoload(s->progs.zc_wit_copy_fentry, v == VAR_FENTRY);
-	bpf_program__set_autoload(s->progs.zc_wit_cow_fentry, v == VAR_FENTRY);
-	bpf_program__set_autoload(s->progs.zc_wit_page_btf, v == VAR_TP_BTF);
-	bpf_program__set_autoload(s->progs.zc_wit_consume_btf, v == VAR_TP_BTF);
+	bpf_program__set_autoload(s->progs.zc_wit_cow_fentry,
+				  v == VAR_FENTRY && calls);
+	bpf_program__set_autoload(s->progs.zc_wit_page_btf,
+				  v == VAR_TP_BTF || (v == VAR_FENTRY && pages));
+	bpf_program__set_autoload(s->progs.zc_wit_consume_btf,
+				  v == VAR_TP_BTF && calls);
 	bpf_program__set_autoload(s->progs.zc_wit_page_raw, v == VAR_RAW_TP);
-	bpf_program__set_autoload(s->progs.zc_wit_consume_raw, v == VAR_RAW_TP);
+	bpf_program__set_autoload(s->progs.zc_wit_consume_raw,
+				  v == VAR_RAW_TP && calls);
 }
 
 static int silent_print(enum libbpf_print_level level, const char *fmt,
@@ -181,7 +281,7 @@ static int silent_print(enum libbpf_print_level level, const char *fmt,
 	return 0;
 }
 
-static int try_variant(enum wit_variant v, const char *what)
+static int try_variant(enum wit_variant v, bool cow, const char *what)
 {
 	struct witness *s;
 	int err;
@@ -191,10 +291,7 @@ static int try_variant(enum wit_variant v, const char *what)
 		set_reason("%s%s: open: %s", what, errno);
 		return -errno;
 	}
-	only_autoload(s, v);
-	/* skb_pp_cow_data is 6.8+: without it, witness skb_copy_ubufs only */
-	if (v == VAR_FENTRY && zc_btf_has_type(wit_funcs[ZC_WIT_PP_COW]) != 1)
-		bpf_program__set_autoload(s->progs.zc_wit_cow_fentry, false);
+	only_autoload(s, v, cow);
 	err = witness__load(s);
 	if (err) {
 		set_reason("%s%s: load: %s", what, err);
@@ -202,12 +299,10 @@ static int try_variant(enum wit_variant v, const char *what)
 	}
 	s->bss->target_tgid = getpid();
 	s->bss->enabled = 1;
-	if (v != VAR_FENTRY) {
-		err = fill_ranges(s);
-		if (err) {
-			set_reason("%s%s: kallsyms: %s", what, err);
-			goto fail;
-		}
+	err = fill_ranges(s, v, cow);
+	if (err) {
+		set_reason("%s%s: kallsyms: %s", what, err);
+		goto fail;
 	}
 	err = witness__attach(s);
 	if (err) {
@@ -216,6 +311,7 @@ static int try_variant(enum wit_variant v, const char *what)
 	}
 	wit.skel = s;
 	wit.kind = v == VAR_FENTRY ? "fentry" : "tracepoint";
+	wit.cow_on = cow;
 	return 0;
 fail:
 	witness__destroy(s);
@@ -225,6 +321,7 @@ fail:
 int zc_witness_open(char *reason, size_t len)
 {
 	libbpf_print_fn_t old;
+	bool cow;
 	int err;
 
 	if (wit.skel)
@@ -232,12 +329,22 @@ int zc_witness_open(char *reason, size_t len)
 	wit.reason[0] = '\0';
 	memset(&wit.base, 0, sizeof(wit.base));
 	old = libbpf_set_print(silent_print);
-	err = try_variant(VAR_FENTRY, "fentry");
+	cow_plan();
+	/* fentry needs skb_pp_cow_data's BTF; older veth copies are pages */
+	cow = wit.cow_fn && (wit.cow_pages || zc_btf_has_type(PP_COW_FN) == 1);
+	err = try_variant(VAR_FENTRY, cow, "fentry");
 	if (err)
-		err = try_variant(VAR_TP_BTF, "tp_btf");
+		err = try_variant(VAR_TP_BTF, !!wit.cow_fn, "tp_btf");
 	if (err)
-		err = try_variant(VAR_RAW_TP, "raw_tp");
+		err = try_variant(VAR_RAW_TP, !!wit.cow_fn, "raw_tp");
+	/* Last resort: skb_copy_ubufs alone, without veth's XDP copy. */
+	if (err && wit.cow_fn)
+		err = try_variant(VAR_FENTRY, false, "fentry without the XDP copy");
 	libbpf_set_print(old);
+	if (!err && wit.cow_fn && !wit.cow_on)
+		snprintf(wit.cow_why, sizeof(wit.cow_why),
+			 "%s not counted by the %s witness (%s)", wit.cow_fn,
+			 wit.kind, wit.reason[0] ? wit.reason : "no BTF for fentry");
 	if (reason && len)
 		snprintf(reason, len, "%s", wit.reason);
 	return err;
@@ -262,7 +369,23 @@ const char *zc_witness_unit(void)
 {
 	if (!wit.kind)
 		return NULL;
-	return wit.skel->bss->nr_ranges ? "pages" : "calls";
+	return strcmp(wit.kind, "fentry") ? "pages" : "calls";
+}
+
+const char *zc_witness_xdp_copy(const char **unit, const char **why)
+{
+	if (!wit.kind) {
+		zc_witness_kind(why);
+		return NULL;
+	}
+	if (!wit.cow_fn || !wit.cow_on) {
+		if (why)
+			*why = wit.cow_why;
+		return NULL;
+	}
+	if (unit)
+		*unit = wit.cow_pages ? "pages" : "calls";
+	return wit.cow_fn;
 }
 
 void zc_witness_enable(bool on)
@@ -335,10 +458,12 @@ int zc_witness_format(const struct zc_witness_counts *c, char *buf, size_t len)
 	if (!zc_witness_kind(&why))
 		return snprintf(buf, len, "witness=none (%s)", why);
 	return snprintf(buf, len,
-			"witness=%s skb_copy_ubufs=%llu%s skb_pp_cow_data=%llu ksoftirqd=%llu/%llu foreign=%llu",
-			wit.kind, (unsigned long long)c->copy_ubufs,
+			"witness=%s %s=%llu%s %s=%llu%s ksoftirqd=%llu/%llu foreign=%llu",
+			wit.kind, COPY_UBUFS_FN, (unsigned long long)c->copy_ubufs,
 			strcmp(zc_witness_unit(), "pages") ? "" : "pg",
+			wit.cow_on ? wit.cow_fn : "xdp_copy",
 			(unsigned long long)c->pp_cow,
+			!wit.cow_on ? "(n/a)" : wit.cow_pages ? "pg" : "",
 			(unsigned long long)c->softirqd_copy_ubufs,
 			(unsigned long long)c->softirqd_pp_cow,
 			(unsigned long long)c->foreign);

@@ -4,13 +4,16 @@
  * the copied flag the kernel reports to the sender (SO_EE_CODE_ZEROCOPY_COPIED,
  * IORING_NOTIF_USAGE_ZC_COPIED). It counts copies made by
  * skb_copy_ubufs (zero-copy frags copied, e.g. for a packet tap or local
- * delivery) and skb_pp_cow_data (veth's XDP path copying the skb), only
- * for this process (tgid), through BPF:
+ * delivery) and by veth's XDP path copying the skb (skb_pp_cow_data on
+ * 6.8+, the veth module's own copy before), only for this process (tgid),
+ * through BPF:
  *   "fentry"     fentry on both functions: counts calls;
  *   "tracepoint" where fentry is refused: mm_page_alloc whose kernel stack
  *                passes through skb_copy_ubufs (counts the pages it
  *                allocates for the copy) and consume_skb called from
  *                skb_pp_cow_data (counts calls).
+ * Before skb_pp_cow_data, veth's copy (veth_xdp_rcv_skb, alloc_page per
+ * page) is counted in pages through mm_page_alloc, with either kind.
  * One witness per process. Its links are fds: nothing outlives the process.
  */
 #ifndef ZC_WITNESS_H
@@ -22,7 +25,7 @@
 
 struct zc_witness_counts {
 	uint64_t copy_ubufs;	/* skb_copy_ubufs: calls or pages, see unit */
-	uint64_t pp_cow;	/* skb_pp_cow_data: calls */
+	uint64_t pp_cow;	/* veth's XDP copy: see zc_witness_xdp_copy() */
 	uint64_t copy_bytes;	/* bytes of copy pages (tracepoint only) */
 	/*
 	 * The same two, seen in ksoftirqd: receive-side copies deferred
@@ -43,6 +46,13 @@ void zc_witness_close(void);
 const char *zc_witness_kind(const char **reason);
 /* What copy_ubufs counts: "calls" or "pages" (NULL when not loaded). */
 const char *zc_witness_unit(void);
+/*
+ * The function whose copies pp_cow counts (veth's XDP copy):
+ * "skb_pp_cow_data", or on kernels before it the veth function that copies
+ * ("veth_xdp_rcv_skb"), with *unit "calls" or "pages". NULL when nothing
+ * counts them, *why saying why (no probe point on this kernel, ...).
+ */
+const char *zc_witness_xdp_copy(const char **unit, const char **why);
 /* Pause/resume counting (the tracepoint witness costs a stack walk per page). */
 void zc_witness_enable(bool on);
 
@@ -57,12 +67,17 @@ void zc_witness_add(struct zc_witness_counts *sum,
 		    const struct zc_witness_counts *d);
 /* Did the witness see any copy in these counts (this process only)? */
 bool zc_witness_copied(const struct zc_witness_counts *c);
-/* "witness=tracepoint skb_copy_ubufs=16pg skb_pp_cow_data=0 ..." or "witness=none (why)" */
+/*
+ * "witness=tracepoint skb_copy_ubufs=16pg skb_pp_cow_data=0 ..." (the XDP
+ * copy named as zc_witness_xdp_copy() says, "xdp_copy=0(n/a)" when not
+ * counted) or "witness=none (why)"
+ */
 int zc_witness_format(const struct zc_witness_counts *c, char *buf, size_t len);
 
 /*
  * Address ranges of a kernel text symbol and its compiler clones
- * (name.cold, name.part.N, ...) from /proc/kallsyms, for the stack check.
+ * (name.cold, name.part.N, ...) from /proc/kallsyms, in vmlinux or a
+ * module, for the stack check.
  * Fills up to max [lo, hi) pairs; returns how many, or -errno
  * (-ENOENT: no such symbol, -EPERM: addresses hidden by kptr_restrict).
  */
