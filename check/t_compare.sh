@@ -58,7 +58,7 @@ metric_re()	# METRIC_SUFFIX VERDICT
 
 cd "$FIX" || exit 1
 echo "TAP version 13"
-echo "1..52"
+echo "1..54"
 
 expect "identical logs: no regression" 0 "^result: no regression" \
 	base.log base.log
@@ -281,9 +281,30 @@ assert c.stack == [], c.stack
 EOF
 ok $? "--html page is self-contained, balanced, one inline SVG per metric"
 
+# Machine speed guard: a run whose calibration moved past the threshold
+# cannot call its throughput changes regressions; a stable one can.
+speed_log()	# SPEED THROUGHPUT
+{
+	cat <<LOG
+TAP version 13
+1..1
+# metric tap_copy_fallback.udp4.sendzc.notap.throughput $2 MB/s n=3 min=$2 max=$2 cv=0.00% samples=$2,$2,$2
+ok 1 udp4.sendzc.notap
+# metric tap_copy_fallback.machine.speed $1 Mops n=3 min=$1 max=$1 cv=0.00% samples=$1,$1,$1
+# Totals: pass:1 fail:0 xfail:0 xpass:0 skip:0 error:0
+LOG
+}
+speed_log 800 30000 > "$TMP/fast.log"
+speed_log 420 16000 > "$TMP/slow.log"
+speed_log 805 21000 > "$TMP/worse.log"
+expect "machine speed halved: throughput change is noisy, not a regression" 0 \
+	"$(metric_re udp4.sendzc.notap.throughput noisy)" "$TMP/fast.log" "$TMP/slow.log"
+expect "machine speed steady: the same drop is a regression" 1 \
+	"$(metric_re udp4.sendzc.notap.throughput REGRESSED)" "$TMP/fast.log" "$TMP/worse.log"
+
 grep -q Traceback "$ALLERR"
 [ $? = 1 ]
 ok $? "no Python traceback on any input"
 
-[ "$NUM" = 52 ] || echo "# planned 52, ran $NUM"
-[ "$FAILED" = 0 ] && [ "$NUM" = 52 ]
+[ "$NUM" = 54 ] || echo "# planned 54, ran $NUM"
+[ "$FAILED" = 0 ] && [ "$NUM" = 54 ]

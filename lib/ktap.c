@@ -334,6 +334,8 @@ int zc_run_cases(const struct zc_case *cases, size_t n,
 		else if (ktap_reported() != before + 1)
 			counts.error++;
 	}
+	if (o && o->desc)
+		zc_report_calibration(o->desc->name);
 	return ktap_finish();
 }
 

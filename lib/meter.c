@@ -84,6 +84,52 @@ double zc_softirq_cpu(void)
 	return (double)v[6] / hz;
 }
 
+/*
+ * Machine speed next to every measured repeat: on a shared VM the CPU
+ * speed drifts by 2x between runs minutes apart, and the comparison tool
+ * needs to see that to tell drift from a kernel change.
+ */
+static double calib[ZC_MAX_SAMPLES];
+static int ncalib;
+
+double zc_calibrate(void)
+{
+	volatile uint64_t sink;
+	uint64_t x = 0x9e3779b97f4a7c15ULL, i;
+	const uint64_t n = 4000000;
+	double t0 = zc_now(), dt;
+
+	/* A dependent chain: the rate of one core, not of the memory. */
+	for (i = 0; i < n; i++)
+		x = x * 6364136223846793005ULL + i;
+	sink = x;
+	(void)sink;
+	dt = zc_now() - t0;
+	return dt > 0 ? n / dt / 1e6 : 0;
+}
+
+static void calib_add(void)
+{
+	double v = zc_calibrate();
+
+	if (ncalib < ZC_MAX_SAMPLES)
+		calib[ncalib++] = v;
+	else
+		calib[ncalib++ % ZC_MAX_SAMPLES] = v;
+}
+
+void zc_report_calibration(const char *test)
+{
+	struct zc_stats s;
+	char name[128];
+
+	if (!ncalib)
+		return;
+	zc_stats_compute(&s, calib, ncalib);
+	snprintf(name, sizeof(name), "%s.machine.speed", test);
+	ktap_metric(name, &s, "Mops");
+}
+
 struct sample {
 	double secs, cpu, softirq;
 	uint64_t bytes, pkts;
@@ -155,6 +201,7 @@ int zc_measure(const struct zc_meter_cfg *cfg, zc_step_fn step, void *arg,
 			goto out;
 	}
 	for (i = 0; i < n; i++) {
+		calib_add();
 		ret = run_for(cfg, cfg->duration, step, arg, &s[i]);
 		if (ret)
 			goto out;

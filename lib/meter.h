@@ -58,6 +58,14 @@ int zc_measure(const struct zc_meter_cfg *cfg, zc_step_fn step, void *arg,
  */
 void zc_report_rate(const char *prefix, const struct zc_rate *r, bool pkts_based);
 
+/*
+ * Machine speed in Mops of a dependent integer chain. zc_measure() takes
+ * one sample before every repeat; zc_run_cases() prints them once as
+ * "<test>.machine.speed" (Mops) for the comparison tool.
+ */
+double zc_calibrate(void);
+void zc_report_calibration(const char *test);
+
 /* Pin the calling thread to a CPU; -1 is a no-op. Returns 0 or -errno. */
 int zc_pin_cpu(int cpu);
 /* Default tx/rx CPUs: distinct when there are two or more. */
