@@ -584,6 +584,11 @@ int zc_topo_set_mtu(struct zc_topo *t, int mtu)
 		ret = zc_netns_run(t->b.nsfd, set_mtu_in, &mb);
 	if (!ret)
 		t->mtu = mtu;
+	/* A real NIC resets its link on an MTU change. */
+	if (!ret && t->real_pair)
+		ret = wait_running(&t->a, 10000);
+	if (!ret && t->real_pair)
+		ret = wait_running(&t->b, 10000);
 	return ret;
 }
 
