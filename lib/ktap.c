@@ -169,7 +169,8 @@ void ktap_result(const char *name, bool ok, const char *fmt, ...)
 	ktap_fail(name, NULL);
 }
 
-void ktap_metric(const char *name, const struct zc_stats *s, const char *unit)
+void ktap_metric_speed(const char *name, const struct zc_stats *s,
+		       const char *unit, const struct zc_stats *speed)
 {
 	FILE *f = out();
 	int i;
@@ -178,8 +179,15 @@ void ktap_metric(const char *name, const struct zc_stats *s, const char *unit)
 		name, s->median, unit, s->n, s->min, s->max, s->cv);
 	for (i = 0; i < s->n; i++)
 		fprintf(f, "%s%.6g", i ? "," : " samples=", s->samples[i]);
+	for (i = 0; speed && i < speed->n; i++)
+		fprintf(f, "%s%.6g", i ? "," : " speed=", speed->samples[i]);
 	fputc('\n', f);
 	fflush(f);
+}
+
+void ktap_metric(const char *name, const struct zc_stats *s, const char *unit)
+{
+	ktap_metric_speed(name, s, unit, NULL);
 }
 
 void ktap_metric_value(const char *name, double v, const char *unit)

@@ -50,6 +50,12 @@ void ktap_result(const char *name, bool ok, const char *fmt, ...)
  * # metric NAME MEDIAN UNIT n=N min=MIN max=MAX cv=CV% samples=S1,S2,...
  */
 void ktap_metric(const char *name, const struct zc_stats *s, const char *unit);
+/*
+ * The same with the machine speed (Mops) measured before each sample:
+ * ... samples=S1,S2,... speed=M1,M2,...
+ */
+void ktap_metric_speed(const char *name, const struct zc_stats *s,
+		       const char *unit, const struct zc_stats *speed);
 /* A single derived figure (a ratio of two medians): n=1, no spread. */
 void ktap_metric_value(const char *name, double v, const char *unit);
 /*

@@ -108,14 +108,14 @@ double zc_calibrate(void)
 	return dt > 0 ? n / dt / 1e6 : 0;
 }
 
-static void calib_add(void)
+static double calib_add(void)
 {
 	double v = zc_calibrate();
 
-	if (ncalib < ZC_MAX_SAMPLES)
-		calib[ncalib++] = v;
-	else
-		calib[ncalib++ % ZC_MAX_SAMPLES] = v;
+	calib[ncalib % ZC_MAX_SAMPLES] = v;
+	if (++ncalib >= 2 * ZC_MAX_SAMPLES)
+		ncalib = ZC_MAX_SAMPLES;
+	return v;
 }
 
 void zc_report_calibration(const char *test)
@@ -125,7 +125,7 @@ void zc_report_calibration(const char *test)
 
 	if (!ncalib)
 		return;
-	zc_stats_compute(&s, calib, ncalib);
+	zc_stats_compute(&s, calib, ncalib < ZC_MAX_SAMPLES ? ncalib : ZC_MAX_SAMPLES);
 	snprintf(name, sizeof(name), "%s.machine.speed", test);
 	ktap_metric(name, &s, "Mops");
 }
@@ -188,6 +188,7 @@ int zc_measure(const struct zc_meter_cfg *cfg, zc_step_fn step, void *arg,
 	       struct zc_rate *out)
 {
 	struct sample s[ZC_MAX_SAMPLES], warm;
+	double speed[ZC_MAX_SAMPLES];
 	int n = cfg->repeat, i, ret = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -201,12 +202,13 @@ int zc_measure(const struct zc_meter_cfg *cfg, zc_step_fn step, void *arg,
 			goto out;
 	}
 	for (i = 0; i < n; i++) {
-		calib_add();
+		speed[i] = calib_add();
 		ret = run_for(cfg, cfg->duration, step, arg, &s[i]);
 		if (ret)
 			goto out;
 	}
 	fill_rate(out, s, n);
+	zc_stats_compute(&out->speed, speed, n);
 out:
 	out->err = ret;
 	return ret;
@@ -218,18 +220,18 @@ void zc_report_rate(const char *prefix, const struct zc_rate *r, bool pkts_based
 
 	if (pkts_based) {
 		snprintf(name, sizeof(name), "%s.pps", prefix);
-		ktap_metric(name, &r->mpps, "Mpps");
+		ktap_metric_speed(name, &r->mpps, "Mpps", &r->speed);
 		snprintf(name, sizeof(name), "%s.cpu_ns", prefix);
-		ktap_metric(name, &r->ns_per_pkt, "ns/pkt");
+		ktap_metric_speed(name, &r->ns_per_pkt, "ns/pkt", &r->speed);
 		return;
 	}
 	snprintf(name, sizeof(name), "%s.throughput", prefix);
-	ktap_metric(name, &r->mbps, "MB/s");
+	ktap_metric_speed(name, &r->mbps, "MB/s", &r->speed);
 	snprintf(name, sizeof(name), "%s.cpu", prefix);
-	ktap_metric(name, &r->cpu_per_gb, "cpu-s/GB");
+	ktap_metric_speed(name, &r->cpu_per_gb, "cpu-s/GB", &r->speed);
 	/* System-wide: softirq work done for us may run on any CPU. */
 	snprintf(name, sizeof(name), "%s.softirq", prefix);
-	ktap_metric(name, &r->softirq_per_gb, "cpu-s/GB");
+	ktap_metric_speed(name, &r->softirq_per_gb, "cpu-s/GB", &r->speed);
 }
 
 int zc_pin_cpu(int cpu)

@@ -40,6 +40,7 @@ struct zc_rate {
 	struct zc_stats cpu_per_gb;	/* process CPU seconds per GB */
 	struct zc_stats ns_per_pkt;	/* process CPU ns per packet */
 	struct zc_stats softirq_per_gb;	/* system-wide softirq s per GB */
+	struct zc_stats speed;		/* machine speed before each repeat */
 	uint64_t bytes, pkts;		/* totals over measured repeats */
 	int err;			/* first negative step return */
 };
