@@ -25,6 +25,8 @@ usage: $ME [options]
   -o DIR          keep each test's log, run.tap and results files in DIR
   -b DIR          directory holding the test binaries (default: beside
                   this script if kselftest-list.txt is there, else ./build)
+  -n N            run the whole suite N times, into DIR/1..DIR/N of -o
+                  (zc-compare judges metrics by runs: 3 a side)
   --baseline DIR  after the run, compare with a previous -o DIR
                   (exit 0 no regression, 1 regression, 125 undecided)
   --check-config  print which options of the config fragment the running
@@ -47,6 +49,7 @@ out_dir=""
 baseline=""
 list_only=0
 check_config=0
+nruns=1
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -63,6 +66,10 @@ while [ $# -gt 0 ]; do
 	-v|--verify) export ZC_VERIFY=1 ;;
 	-o) [ $# -ge 2 ] || die "-o needs a directory"
 		out_dir="$2"; shift ;;
+	-n) [ $# -ge 2 ] || die "-n needs a count"
+		[[ "$2" =~ ^[1-9][0-9]*$ ]] && [ "$2" -le 100 ] ||
+			die "-n wants an integer in [1, 100], got '$2'"
+		nruns="$2"; shift ;;
 	-b) [ $# -ge 2 ] || die "-b needs a directory"
 		bin_dir="$2"; shift ;;
 	--baseline) [ $# -ge 2 ] || die "--baseline needs a results directory"
@@ -171,6 +178,27 @@ fi
 if [ "$list_only" = 1 ]; then
 	printf '%s\n' "${tests[@]}"
 	exit 0
+fi
+
+# Several runs: each into its own numbered directory, then one
+# comparison of the pooled runs.
+if [ "$nruns" -gt 1 ]; then
+	[ -n "$out_dir" ] || out_dir=$(mktemp -d /tmp/zc-results.XXXXXX) ||
+		die "mktemp failed"
+	args=(-b "$bin_dir")
+	for t in "${tests[@]}"; do
+		args+=(-t "$t")
+	done
+	rc=0
+	for i in $(seq 1 "$nruns"); do
+		echo "# run $i of $nruns -> $out_dir/$i"
+		"$0" "${args[@]}" -o "$out_dir/$i" || rc=1
+	done
+	if [ -n "$baseline" ]; then
+		"$HERE/tools/zc-compare" "$baseline" "$out_dir"
+		exit $?
+	fi
+	exit $rc
 fi
 
 timeout_s=$(read_timeout)

@@ -118,6 +118,12 @@ expect "runner.keeps_logs" grep -qx "ok 1 x" "$logs/a_pass.log"
 expect "runner.keeps_run_tap" grep -q "^not ok 2 selftests: zc: b_fail # exit=1" "$logs/run.tap"
 rm -rf "$logs"
 
+logs=$(mktemp -d /tmp/zc-check-logs.XXXXXX)
+"$TOP/run_tests.sh" -b "$fake" -t a_pass -n 3 -o "$logs" >/dev/null 2>&1
+expect "runner.n_runs_each_kept" test -s "$logs/1/a_pass.log" -a -s "$logs/2/a_pass.log" \
+	-a -s "$logs/3/a_pass.log" -a ! -e "$logs/4"
+rm -rf "$logs"
+
 mkfake env_dump 'echo "# d=${ZC_DURATION:-} r=${ZC_REPEAT:-}"'
 echo "zc:env_dump" >> "$fake/kselftest-list.txt"
 out=$("$TOP/run_tests.sh" -b "$fake" -t env_dump -d 0.2 -r 4 2>&1)
