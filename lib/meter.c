@@ -209,6 +209,9 @@ int zc_measure(const struct zc_meter_cfg *cfg, zc_step_fn step, void *arg,
 	}
 	fill_rate(out, s, n);
 	zc_stats_compute(&out->speed, speed, n);
+	/* A rate over nothing moved is no measurement: fail it, never report 0. */
+	if (!out->bytes && !out->pkts)
+		ret = -ENODATA;
 out:
 	out->err = ret;
 	return ret;

@@ -47,7 +47,8 @@ struct zc_rate {
 
 /*
  * Warm up, then run `repeat` repeats of at most `duration` seconds and
- * max_steps steps each. Returns 0 or the step's negative errno.
+ * max_steps steps each. Returns 0, the step's negative errno, or -ENODATA
+ * when the steps moved no byte and no packet at all.
  */
 int zc_measure(const struct zc_meter_cfg *cfg, zc_step_fn step, void *arg,
 	       struct zc_rate *out);
