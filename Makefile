@@ -88,7 +88,7 @@ $(OUTPUT)/%.bpf.o: $(TOP)/bpf/%.bpf.c $(wildcard $(TOP)/bpf/*.h) | $(OUTPUT)
 $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $* > $@.tmp && mv $@.tmp $@
 
-$(OUTPUT)/%: $(TOP)/tests/%.c $(LIBZC) $(BPF_SKELS) $(LIB_HDRS) $(FLAGS_STAMP)
+$(TEST_GEN_PROGS): $(OUTPUT)/%: $(TOP)/tests/%.c $(LIBZC) $(BPF_SKELS) $(LIB_HDRS) $(FLAGS_STAMP)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBZC) $(LDLIBS)
 
 $(OUTPUT)/kselftest-list.txt: $(TEST_GEN_PROGS) | $(OUTPUT)
@@ -112,7 +112,7 @@ install: all
 
 CHECK_BINS := $(OUTPUT)/check/unit_lib
 
-$(OUTPUT)/check/%: $(TOP)/check/%.c $(LIBZC) $(LIB_HDRS) $(FLAGS_STAMP)
+$(CHECK_BINS): $(OUTPUT)/check/%: $(TOP)/check/%.c $(LIBZC) $(LIB_HDRS) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBZC) $(LDLIBS)
 
@@ -125,8 +125,19 @@ check: all $(CHECK_BINS)
 vmcheck:
 	@$(TOP)/tools/vmtest --debian all --no-host --check --build $(OUTPUT) $(VMTEST_ARGS)
 
+# Only what the build made, file by file: OUTPUT may be the source
+# directory itself (O=., and every in-tree kselftest build), so never
+# remove a directory tree under it. rmdir leaves a non-empty directory.
+GENERATED := $(TEST_GEN_PROGS) $(LIB_OBJS) $(LIBZC) $(BPF_OBJS) $(BPF_SKELS) \
+	     $(BPF_SKELS:=.tmp) $(FLAGS_STAMP) $(OUTPUT)/kselftest-list.txt \
+	     $(CHECK_BINS)
+GENERATED_DIRS := $(filter-out $(TOP) $(TOP)/lib $(TOP)/check, \
+		  $(OUTPUT)/lib $(OUTPUT)/check $(OUTPUT))
+
 clean:
-	rm -rf $(OUTPUT) $(TOP)/check/out
+	rm -f $(GENERATED)
+	rm -rf $(TOP)/check/out
+	-@rmdir $(GENERATED_DIRS) 2>/dev/null || true
 
 help:
 	@echo 'make [O=DIR]            build bpf/, lib/ and one binary per tests/*.c'

@@ -205,3 +205,28 @@ quick_run()
 	fi
 	expect "$label.tap" perl "$CHECK_DIR/tap_parse.pl" "$tapf"
 }
+
+# scratch_clone DIR: a git clone of the project as the work tree has it
+# (uncommitted and new files included, committed in the clone), so a
+# check can build, clean and compare git's view without touching $TOP.
+scratch_clone()
+{
+	local dest=$1
+
+	git clone -q "$TOP" "$dest" 2>/dev/null || return 1
+	(cd "$TOP" && git ls-files -z --cached --others --exclude-standard |
+		xargs -0 tar cf - --ignore-failed-read 2>/dev/null) |
+		tar xf - -C "$dest" || return 1
+	[ -z "$(git -C "$dest" status --porcelain)" ] && return 0
+	git -C "$dest" add -A &&
+		git -C "$dest" -c user.name=check -c user.email=check@localhost \
+			commit -q -m "work tree of $TOP"
+}
+
+# git_view DIR: what git sees in a clone, tracked files with their
+# content and everything untracked or ignored, one line each.
+git_view()
+{
+	git -C "$1" ls-files -s
+	git -C "$1" status --porcelain --ignored --untracked-files=all
+}
