@@ -7,35 +7,138 @@
 SHELL := /bin/bash
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 
+# Inside a kernel tree, the kselftest directory (tools/testing/selftests)
+# is the nearest parent holding lib.mk and kselftest/runner.sh.
+KSFT_DIR := $(firstword $(foreach d,.. ../.. ../../..,$(if $(and \
+	    $(wildcard $(TOP)/$(d)/lib.mk),$(wildcard $(TOP)/$(d)/kselftest/runner.sh)),$(abspath $(TOP)/$(d)))))
+# The selftests Makefile exports BUILD and KHDR_INCLUDES and passes
+# OUTPUT=$(BUILD)/<target>: that too is a kselftest build (the collection
+# may be a symlink into the tree).
+KSFT_CALLER := $(if $(filter environment%,$(origin BUILD)),$(if $(KHDR_INCLUDES),1))
+IN_KSFT := $(if $(KSFT_DIR)$(KSFT_CALLER),1)
+
 ifneq ($(O),)
 OUTPUT ?= $(abspath $(O))
 endif
 OUTPUT ?= $(TOP)/build
 override OUTPUT := $(abspath $(OUTPUT))
 
-CC ?= gcc
+# The collection name, as lib.mk's emit_tests prints it: the selftests
+# Makefile sets COLLECTION (for emit_tests only), otherwise it is this
+# directory's path below tools/testing/selftests (zc, net/zc).
+ifeq ($(COLLECTION),)
+ifneq ($(KSFT_CALLER),)
+COLLECTION := $(patsubst $(abspath $(BUILD))/%,%,$(filter $(abspath $(BUILD))/%,$(OUTPUT)))
+endif
+endif
+ifeq ($(COLLECTION),)
+COLLECTION := $(if $(KSFT_DIR),$(patsubst $(KSFT_DIR)/%,%,$(TOP)),zc)
+endif
+
+# Toolchain as lib.mk and the kernel's Makefile choose it: LLVM=1 (or
+# LLVM=/prefix/, LLVM=-suffix), CROSS_COMPILE=, ARCH=; CC= and AR= on
+# the command line or in the environment win.
+CLANG_TRIPLE_arm := arm-linux-gnueabi
+CLANG_TRIPLE_arm64 := aarch64-linux-gnu
+CLANG_TRIPLE_i386 := i386-linux-gnu
+CLANG_TRIPLE_mips := mipsel-linux-gnu
+CLANG_TRIPLE_powerpc := powerpc64le-linux-gnu
+CLANG_TRIPLE_riscv := riscv64-linux-gnu
+CLANG_TRIPLE_s390 := s390x-linux-gnu
+CLANG_TRIPLE_x86 := x86_64-linux-gnu
+CLANG_TRIPLE_x86_64 := x86_64-linux-gnu
+ifneq ($(filter %/,$(LLVM)),)
+LLVM_PREFIX := $(LLVM)
+else ifneq ($(filter -%,$(LLVM)),)
+LLVM_SUFFIX := $(LLVM)
+endif
+ifneq ($(LLVM),)
+CLANG := $(LLVM_PREFIX)clang$(LLVM_SUFFIX)
+else
 CLANG ?= clang
+endif
+
+ifeq ($(LLVM),)
+ifeq ($(filter command% environment%,$(origin CC)),)
+CC := $(CROSS_COMPILE)gcc
+endif
+ifeq ($(filter command% environment%,$(origin AR)),)
+AR := $(CROSS_COMPILE)ar
+endif
+endif
+
+ifneq ($(CROSS_COMPILE),)
+TARGET_TRIPLE := $(notdir $(CROSS_COMPILE:%-=%))
+else ifneq ($(ARCH),)
+TARGET_TRIPLE := $(CLANG_TRIPLE_$(ARCH))
+else ifneq ($(LLVM),)
+TARGET_TRIPLE := $(shell $(CLANG) -print-target-triple 2>/dev/null)
+else
+TARGET_TRIPLE := $(shell $(CC) -dumpmachine 2>/dev/null)
+endif
+# Debian's multiarch name drops the vendor: x86_64-pc-linux-gnu ->
+# x86_64-linux-gnu.
+MULTIARCH := $(shell echo $(TARGET_TRIPLE) | sed 's/^\([^-]*\)-[^-]*-\(linux-.*\)$$/\1-\2/')
+
+ifneq ($(LLVM),)
+ifeq ($(filter command% environment%,$(origin CC)),)
+CC := $(CLANG) --target=$(TARGET_TRIPLE) -fintegrated-as
+endif
+ifeq ($(filter command% environment%,$(origin AR)),)
+AR := $(LLVM_PREFIX)llvm-ar$(LLVM_SUFFIX)
+endif
+LLVM_CFLAGS := -Wno-address-of-packed-member -Wno-gnu-variable-sized-type-not-at-end
+endif
+
+# The kernel's SRCARCH (BPF's __TARGET_ARCH_*): ARCH as the kernel's
+# Makefile maps it, else the target triple's CPU as
+# scripts/subarch.include maps uname -m.
+ifneq ($(ARCH),)
+SRCARCH := $(patsubst i386,x86,$(patsubst x86_64,x86,$(patsubst sparc%,sparc,$(ARCH))))
+else
+SRCARCH := $(shell echo $(firstword $(subst -, ,$(TARGET_TRIPLE)) $(shell uname -m)) | \
+	sed -e 's/i.86/x86/' -e 's/x86_64/x86/' -e 's/aarch64.*/arm64/' \
+	    -e 's/^arm.*/arm/' -e 's/s390x/s390/' -e 's/ppc.*/powerpc/' \
+	    -e 's/powerpc.*/powerpc/' -e 's/mips.*/mips/' -e 's/riscv.*/riscv/' \
+	    -e 's/loongarch.*/loongarch/' -e 's/sparc.*/sparc/')
+endif
+
 BPFTOOL ?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
 PKG_CONFIG ?= pkg-config
-MULTIARCH := $(shell $(CC) -dumpmachine 2>/dev/null)
 
 PKGS := libbpf liburing libcap zlib
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lbpf -luring -lcap -lz)
 
+# In a kernel tree the tree's own UAPI headers (after "make headers")
+# come before the system's, as lib.mk does; the selftests Makefile
+# exports KHDR_INCLUDES. lib/compat.h builds with either.
+ifneq ($(KSFT_DIR),)
+KHDR_INCLUDES ?= -isystem $(abspath $(KSFT_DIR)/../../..)/usr/include
+endif
+
+# CFLAGS and LDFLAGS are the caller's (CFLAGS=-O1 replaces only the
+# default -O2 -g); ZC_CFLAGS carries what the build needs regardless.
 CFLAGS ?= -O2 -g
-CFLAGS += -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
-	  -D_GNU_SOURCE -I$(TOP)/lib -I$(OUTPUT) $(PKG_CFLAGS)
+ZC_CFLAGS = -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
+	    $(LLVM_CFLAGS) -D_GNU_SOURCE -I$(TOP)/lib -I$(OUTPUT) $(KHDR_INCLUDES) \
+	    $(PKG_CFLAGS) $(SANITIZE_CFLAGS) $(CFLAGS) $(USERCFLAGS)
+ZC_LDFLAGS = $(SANITIZE_CFLAGS) $(LDFLAGS) $(USERLDFLAGS)
 LDLIBS += $(PKG_LIBS) -lelf -lpthread -lm
 
 ifeq ($(SANITIZE),1)
-CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer \
-	  -fno-sanitize-recover=undefined
-LDFLAGS += -fsanitize=address,undefined
+SANITIZE_CFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
+		   -fno-sanitize-recover=undefined
 endif
 
-BPF_CFLAGS := -g -O2 -target bpf -Wall -Wno-unused-value -D__TARGET_ARCH_x86 \
-	      -I/usr/include/$(MULTIARCH) -I$(TOP)/bpf
+# BPF objects: the target's byte order and arch, its multiarch headers
+# (asm/) after the kernel tree's and the system's, as the kernel's
+# selftests/bpf adds them.
+BPF_ENDIAN := $(if $(filter s390% powerpc64-% powerpc-% mips-% mips64-% sparc% m68k%,$(TARGET_TRIPLE)),bpfeb,bpfel)
+BPF_SYS_INCLUDES := $(foreach d,/usr/include/$(MULTIARCH) /usr/$(MULTIARCH)/include, \
+		    $(if $(wildcard $(d)),-idirafter $(d)))
+BPF_CFLAGS := -g -O2 -target $(BPF_ENDIAN) -Wall -Wno-unused-value \
+	      -D__TARGET_ARCH_$(SRCARCH) -I$(TOP)/bpf $(KHDR_INCLUDES) $(BPF_SYS_INCLUDES)
 
 TEST_NAMES := $(sort $(basename $(notdir $(wildcard $(TOP)/tests/*.c))))
 TEST_GEN_PROGS := $(addprefix $(OUTPUT)/,$(TEST_NAMES))
@@ -50,21 +153,33 @@ BPF_OBJS := $(patsubst $(TOP)/bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(BPF_SRCS))
 BPF_SKELS := $(patsubst $(TOP)/bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
 INSTALL_PATH ?= $(TOP)/install
 
-# Build products are rebuilt when the flags change (SANITIZE=1 and back).
+# Build products are rebuilt when the flags change (SANITIZE=1 and back,
+# another ARCH or toolchain).
 FLAGS_STAMP := $(OUTPUT)/.flags
-FLAGS_NOW := $(CC) $(CFLAGS) $(LDFLAGS) $(LDLIBS)
+FLAGS_NOW := $(CC) $(ZC_CFLAGS) $(ZC_LDFLAGS) $(LDLIBS) $(CLANG) $(BPF_CFLAGS)
 
-.PHONY: all deps check-deps run_tests install emit_tests check clean help
+.PHONY: all build bpf deps check-deps run_tests install emit_tests check clean help
 .DEFAULT_GOAL := all
 
-all: check-deps $(LIBZC) $(BPF_SKELS) $(TEST_GEN_PROGS) $(OUTPUT)/kselftest-list.txt
-
-# Installs build/run dependencies when something is missing, we are root
-# and apt exists. NO_DEPS=1 turns this off (kernel CI builds elsewhere).
-check-deps:
-ifneq ($(NO_DEPS),1)
-	@$(TOP)/tools/deps.sh --if-missing
+# A standalone build installs what is missing first (when root and apt
+# exists; NO_DEPS=1 turns it off), then builds in a new make so that
+# nothing compiles before the packages are in, and pkg-config and bpftool
+# are looked up after. A kselftest build in a kernel tree never runs apt.
+ifeq ($(IN_KSFT)$(filter 1,$(NO_DEPS)),)
+all: check-deps
+	@$(MAKE) -f $(TOP)/Makefile --no-print-directory build
+else
+all: build
 endif
+
+build: $(LIBZC) $(BPF_SKELS) $(TEST_GEN_PROGS) $(OUTPUT)/kselftest-list.txt
+
+# The BPF objects and skeletons alone (a cross build needs only the
+# target's headers for them).
+bpf: $(BPF_SKELS)
+
+check-deps:
+	@$(TOP)/tools/deps.sh --if-missing
 
 deps:
 	@$(TOP)/tools/deps.sh --install
@@ -76,29 +191,34 @@ $(FLAGS_STAMP): FORCE | $(OUTPUT)
 	@echo '$(FLAGS_NOW)' | cmp -s - $@ || echo '$(FLAGS_NOW)' > $@
 
 $(OUTPUT)/lib/%.o: $(TOP)/lib/%.c $(LIB_HDRS) $(BPF_SKELS) $(FLAGS_STAMP) | $(OUTPUT)/lib
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(ZC_CFLAGS) -c -o $@ $<
 
 $(LIBZC): $(LIB_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(OUTPUT)/%.bpf.o: $(TOP)/bpf/%.bpf.c $(wildcard $(TOP)/bpf/*.h) | $(OUTPUT)
+$(BPF_OBJS): $(OUTPUT)/%.bpf.o: $(TOP)/bpf/%.bpf.c $(wildcard $(TOP)/bpf/*.h) $(FLAGS_STAMP) | $(OUTPUT)
 	$(CLANG) $(BPF_CFLAGS) -c -o $@ $<
 
-$(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
+$(BPF_SKELS): $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $* > $@.tmp && mv $@.tmp $@
 
 $(TEST_GEN_PROGS): $(OUTPUT)/%: $(TOP)/tests/%.c $(LIBZC) $(BPF_SKELS) $(LIB_HDRS) $(FLAGS_STAMP)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBZC) $(LDLIBS)
+	$(CC) $(ZC_CFLAGS) $(ZC_LDFLAGS) -o $@ $< $(LIBZC) $(LDLIBS)
 
-$(OUTPUT)/kselftest-list.txt: $(TEST_GEN_PROGS) | $(OUTPUT)
-	@for t in $(TEST_NAMES); do echo "zc:$$t"; done > $@
+# COLLECTION:NAME lines, as lib.mk's emit_tests prints them; the
+# runner and run_kselftest.sh -t/-c go by this name.
+$(OUTPUT)/kselftest-list.txt: $(TEST_GEN_PROGS) FORCE | $(OUTPUT)
+	@for t in $(TEST_NAMES); do echo "$(COLLECTION):$$t"; done | \
+		cmp -s - $@ || for t in $(TEST_NAMES); do echo "$(COLLECTION):$$t"; done > $@
 
 emit_tests:
-	@for t in $(TEST_NAMES); do echo "zc:$$t"; done
+	@for t in $(TEST_NAMES); do echo "$(COLLECTION):$$t"; done
 
+# In a kernel tree the verdict is in the TAP, and make run_tests exits 0
+# as every lib.mk collection does (ZC_KSFT=1: see run_tests.sh).
 run_tests: all
-	@$(TOP)/run_tests.sh -b $(OUTPUT) $(RUN_TESTS_ARGS)
+	@$(if $(IN_KSFT),ZC_KSFT=1) $(TOP)/run_tests.sh -b $(OUTPUT) $(RUN_TESTS_ARGS)
 
 install: all
 	@test -n "$(INSTALL_PATH)" || { echo "INSTALL_PATH not set" >&2; exit 1; }
@@ -114,9 +234,10 @@ CHECK_BINS := $(OUTPUT)/check/unit_lib
 
 $(CHECK_BINS): $(OUTPUT)/check/%: $(TOP)/check/%.c $(LIBZC) $(LIB_HDRS) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBZC) $(LDLIBS)
+	$(CC) $(ZC_CFLAGS) $(ZC_LDFLAGS) -o $@ $< $(LIBZC) $(LDLIBS)
 
-check: all $(CHECK_BINS)
+check: all
+	@$(MAKE) -f $(TOP)/Makefile --no-print-directory NO_DEPS=1 $(CHECK_BINS)
 	@$(TOP)/check/run_checks.sh -b $(OUTPUT)
 
 # The suite on Debian's 6.1 and 6.12 kernels under qemu, NIC pair
@@ -146,6 +267,9 @@ help:
 	@echo 'make install INSTALL_PATH=DIR'
 	@echo 'make deps               install the Debian packages the suite needs'
 	@echo 'make SANITIZE=1         build with ASan and UBSan'
+	@echo 'make bpf                only the BPF objects and skeletons'
+	@echo 'Toolchain as lib.mk: LLVM=1, CC=, CROSS_COMPILE=, ARCH=, USERCFLAGS=,'
+	@echo 'USERLDFLAGS=, KHDR_INCLUDES=; CFLAGS= replaces only -O2 -g'
 	@echo 'make vmcheck            the suite on Debian 6.1 and 6.12 kernels in qemu'
 
 FORCE:

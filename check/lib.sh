@@ -102,7 +102,7 @@ alive_pids()
 # The test binaries of the build, one name per line.
 suite_tests()
 {
-	sed -n 's/^zc://p' "$BUILD_DIR/kselftest-list.txt" 2>/dev/null
+	sed -n 's/^[^:]*://p' "$BUILD_DIR/kselftest-list.txt" 2>/dev/null
 }
 
 # Per-case verdicts from a runner log: "test/case status", sorted.
