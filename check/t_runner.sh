@@ -33,39 +33,42 @@ out=$(kselftest_override_timeout=2 "$TOP/run_tests.sh" -b "$fake" 2>&1)
 rc=$?
 elapsed=$(($(date +%s) - start))
 
+# The kernel's kselftest/runner.sh prints the same verdict lines: an
+# override of the timeout is announced as such, and a binary's exit 2
+# (KSFT_XFAIL) is "not ok ... # exit=2".
 want=$(cat <<'WANT'
 TAP version 13
 1..7
-# timeout set to 2
+# overriding timeout to 2
 # selftests: zc: a_pass
 # TAP version 13
 # 1..1
 # ok 1 x
 ok 1 selftests: zc: a_pass
-# timeout set to 2
+# overriding timeout to 2
 # selftests: zc: b_fail
 # not ok 1 x
 not ok 2 selftests: zc: b_fail # exit=1
-# timeout set to 2
+# overriding timeout to 2
 # selftests: zc: c_skip
 # 1..0 # SKIP needs CAP_NET_ADMIN
 ok 3 selftests: zc: c_skip # SKIP
-# timeout set to 2
+# overriding timeout to 2
 # selftests: zc: d_xfail
-ok 4 selftests: zc: d_xfail # XFAIL
-# timeout set to 2
+not ok 4 selftests: zc: d_xfail # exit=2
+# overriding timeout to 2
 # selftests: zc: e_crash
 not ok 5 selftests: zc: e_crash # exit=139
-# timeout set to 2
+# overriding timeout to 2
 # selftests: zc: f_hang
 # started
 #
 not ok 6 selftests: zc: f_hang # TIMEOUT 2 seconds
-# timeout set to 2
+# overriding timeout to 2
 # selftests: zc: g_silent
 ok 7 selftests: zc: g_silent
-# Totals: pass:2 fail:3 xfail:1 xpass:0 skip:1 error:0
-2 passed, 3 failed, 1 skipped
+# Totals: pass:2 fail:4 xfail:0 xpass:0 skip:1 error:0
+2 passed, 4 failed, 1 skipped
 WANT
 )
 if [ "$out" = "$want" ]; then
@@ -101,6 +104,8 @@ rc=$?
 expect "runner.select_exit0" [ "$rc" -eq 0 ]
 expect "runner.select_line" grep -qx "1 passed, 0 failed, 1 skipped" <<<"$out"
 expect "runner.select_plan" grep -qx "1..2" <<<"$out"
+expect "runner.timeout_from_settings" \
+	grep -qx "# timeout set to $(sed -n 's/^timeout=//p' "$TOP/settings")" <<<"$out"
 
 out=$("$TOP/run_tests.sh" -b "$fake" -l)
 expect "runner.list" [ "$(echo $out)" = "a_pass b_fail c_skip d_xfail e_crash f_hang g_silent" ]
@@ -128,5 +133,60 @@ mkfake env_dump 'echo "# d=${ZC_DURATION:-} r=${ZC_REPEAT:-}"'
 echo "zc:env_dump" >> "$fake/kselftest-list.txt"
 out=$("$TOP/run_tests.sh" -b "$fake" -t env_dump -d 0.2 -r 4 2>&1)
 expect "runner.passes_duration_repeat" grep -qx "# # d=0.2 r=4" <<<"$out"
+
+# Inside a kselftest tree: the collection name from kselftest-list.txt,
+# the closing count as a "# " line, exit 0 although a test failed (as
+# lib.mk's run_tests). Found by itself where kselftest/runner.sh is two
+# levels up, as in tools/testing/selftests/net/zc or an installed tree.
+ksft=$fake/ksft
+mkdir -p "$ksft/kselftest" "$ksft/net/zc"
+: > "$ksft/kselftest/runner.sh"
+cp "$TOP/run_tests.sh" "$fake/a_pass" "$fake/b_fail" "$fake/settings" "$ksft/net/zc/"
+printf 'net/zc:a_pass\nnet/zc:b_fail\n' > "$ksft/net/zc/kselftest-list.txt"
+out=$("$ksft/net/zc/run_tests.sh" 2>&1)
+rc=$?
+expect "runner.ksft_exit0_on_fail" [ "$rc" -eq 0 ]
+expect "runner.ksft_collection" grep -qx "not ok 2 selftests: net/zc: b_fail # exit=1" <<<"$out"
+expect "runner.ksft_count_is_diag" grep -qx "# 1 passed, 1 failed, 0 skipped" <<<"$out"
+expect "runner.ksft_list" [ "$("$ksft/net/zc/run_tests.sh" -l | tr '\n' ' ')" = "a_pass b_fail " ]
+rm "$ksft/net/zc/kselftest-list.txt"
+out=$("$ksft/net/zc/run_tests.sh" -b "$ksft/net/zc" -t b_fail 2>&1)
+expect "runner.ksft_collection_from_path" \
+	grep -qx "not ok 1 selftests: net/zc: b_fail # exit=1" <<<"$out"
+out=$(ZC_KSFT=1 "$TOP/run_tests.sh" -b "$fake" -t b_fail 2>&1)
+expect "runner.zc_ksft_env" test $? -eq 0 -a "$(tail -n 1 <<<"$out")" = "# 0 passed, 1 failed, 0 skipped"
+
+# The target contract: bash, and busybox's sed, tail, awk, sleep, setsid,
+# date, mktemp... first in PATH give the same TAP as the GNU tools.
+bb=$(command -v busybox)
+if [ -n "$bb" ] && "$bb" setsid true 2>/dev/null; then
+	bbdir=$fake/busybox-bin
+	mkdir "$bbdir"
+	for a in $("$bb" --list); do
+		ln -s "$bb" "$bbdir/$a"
+	done
+	run_both()
+	{
+		gnu=$(kselftest_override_timeout=2 "$TOP/run_tests.sh" "$@" 2>&1)
+		gnu_rc=$?
+		bbo=$(PATH=$bbdir:$PATH kselftest_override_timeout=2 "$TOP/run_tests.sh" "$@" 2>&1)
+		bb_rc=$?
+	}
+	run_both -b "$fake"
+	if [ "$bbo" = "$gnu" ] && [ "$bb_rc" = "$gnu_rc" ]; then
+		ok "runner.busybox_same_tap"
+	else
+		not_ok "runner.busybox_same_tap" "exit $gnu_rc vs $bb_rc" \
+			"$(diff <(echo "$gnu") <(echo "$bbo"))"
+	fi
+	expect "runner.busybox_is_used" test "$(PATH=$bbdir:$PATH command -v sed)" = "$bbdir/sed"
+	run_both -b "$fake" -l
+	expect "runner.busybox_list" test "$bbo" = "$gnu" -a -n "$gnu"
+	rm "$fake/kselftest-list.txt"
+	run_both -b "$fake" -l
+	expect "runner.busybox_list_without_txt" test "$bbo" = "$gnu" -a -n "$gnu"
+else
+	skip "runner.busybox_same_tap" "busybox with setsid not installed (make deps)"
+fi
 
 t_done
