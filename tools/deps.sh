@@ -7,10 +7,12 @@
 #                          root and apt-get exists; otherwise just say what
 #                          is missing
 #   deps.sh --list         print the package list
+#   deps.sh --source       print the path of Debian's kernel source tarball
+#                          (linux-source-X.Y), installing it when missing
 
 PKGS="make gcc clang llvm libbpf-dev liburing-dev libcap-dev libelf-dev
 zlib1g-dev pkg-config iproute2 libcap2-bin util-linux procps perl python3
-kmod"
+kmod git busybox-static rsync"
 
 # bpftool has its own package on Debian 12+, and lives in linux-tools on
 # Ubuntu.
@@ -21,6 +23,28 @@ bpftool_pkg()
 	else
 		echo "linux-tools-common linux-tools-$(uname -r)"
 	fi
+}
+
+# The newest kernel source Debian packages (linux-source-6.12 on
+# bookworm): make check builds the suite as a collection in its
+# tools/testing/selftests (check/t_kselftree.sh).
+source_pkg()
+{
+	apt-cache search --names-only '^linux-source-[0-9.]+$' 2>/dev/null |
+		awk '{print $1}' | sort -V | tail -n 1
+}
+
+# arm64 headers: make check cross-builds the BPF objects for arm64
+# (check/t_toolchain.sh); on amd64 hosts only, where the package exists.
+cross_pkg()
+{
+	[ "$(dpkg --print-architecture 2>/dev/null)" = amd64 ] &&
+		echo libc6-dev-arm64-cross
+}
+
+source_tarball()
+{
+	ls /usr/src/linux-source-*.tar.* 2>/dev/null | sort -V | tail -n 1
 }
 
 missing()
@@ -45,7 +69,7 @@ install()
 	apt-get update -qq || return 1
 	# shellcheck disable=SC2046
 	apt-get install -y -qq --no-install-recommends $PKGS $(bpftool_pkg) \
-		>/dev/null || return 1
+		$(source_pkg) $(cross_pkg) >/dev/null || return 1
 }
 
 case "${1:---if-missing}" in
@@ -54,6 +78,19 @@ case "${1:---if-missing}" in
 	;;
 --install)
 	install
+	;;
+--source)
+	t=$(source_tarball)
+	if [ -z "$t" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+		export DEBIAN_FRONTEND=noninteractive
+		p=$(source_pkg)
+		[ -n "$p" ] || { apt-get update -qq && p=$(source_pkg); }
+		[ -n "$p" ] && apt-get install -y -qq --no-install-recommends "$p" \
+			>/dev/null 2>&1
+		t=$(source_tarball)
+	fi
+	[ -n "$t" ] || { echo "deps: no linux-source package installed" >&2; exit 1; }
+	echo "$t"
 	;;
 --if-missing)
 	m=$(missing)
@@ -67,7 +104,7 @@ case "${1:---if-missing}" in
 	fi
 	;;
 *)
-	echo "usage: $0 [--install|--if-missing|--list]" >&2
+	echo "usage: $0 [--install|--if-missing|--list|--source]" >&2
 	exit 1
 	;;
 esac
