@@ -22,6 +22,10 @@ while [ $# -gt 0 ]; do
 	shift
 done
 export TOP BUILD_DIR CHECK_DIR
+# The checks run makes of their own, not sub-makes of a "make check":
+# no jobserver of it (closed: make warns), no O= or -n from its command
+# line.
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 
 pass=0 fail=0 skip=0
 
