@@ -43,6 +43,29 @@ dry khdr_c '^gcc .*-isystem /zc/khdr/usr/include .* -c -o .*/lib/ktap\.o' "KHDR_
 dry khdr_bpf '^clang .*-isystem /zc/khdr/usr/include .*xsk\.bpf\.o' "KHDR_INCLUDES=-isystem /zc/khdr/usr/include"
 dry cflags_keeps_needed '^gcc .*-D_GNU_SOURCE .*-O1 .* -c -o .*/lib/ktap\.o' CFLAGS=-O1
 
+# Standalone, the dependencies are installed before anything compiles
+# (make -j2 once compiled BPF while apt still installed libbpf-dev): in
+# a scratch clone whose deps.sh takes 2 s, compilers that fail when it
+# has not finished.
+src=$scratch/src
+if scratch_clone "$src"; then
+	printf '#!/bin/bash\nsleep 2\n: > "%s"\n' "$scratch/deps_done" > "$src/tools/deps.sh"
+	for c in gcc clang; do
+		printf '#!/bin/bash\n[ -e "%s" ] || { echo "%s before deps" >&2; exit 1; }\nexec %s "$@"\n' \
+			"$scratch/deps_done" "$c" "$c" > "$scratch/$c-after-deps"
+		chmod +x "$scratch/$c-after-deps"
+	done
+	if make -s -j2 -C "$src" CC="$scratch/gcc-after-deps" \
+		CLANG="$scratch/clang-after-deps" >"$scratch/log" 2>&1; then
+		ok "toolchain.deps_before_compile"
+	else
+		not_ok "toolchain.deps_before_compile" "$(tail -n 3 "$scratch/log")"
+	fi
+else
+	not_ok "toolchain.deps_before_compile" "scratch clone failed"
+fi
+expect "toolchain.no_deps_1" test -z "$(make -n -C "$TOP" O="$out" NO_DEPS=1 2>&1 | grep deps.sh)"
+
 # CFLAGS=-O1 once broke the build (CLONE_NEWNET undeclared without
 # -D_GNU_SOURCE): build it for real.
 if make -s -j2 -C "$TOP" NO_DEPS=1 O="$out" CFLAGS=-O1 >"$scratch/log" 2>&1; then
