@@ -42,9 +42,13 @@ cross_pkg()
 		echo libc6-dev-arm64-cross
 }
 
+# Debian: /usr/src/linux-source-6.12.tar.xz; Ubuntu keeps it one
+# directory down.
 source_tarball()
 {
-	ls /usr/src/linux-source-*.tar.* 2>/dev/null | sort -V | tail -n 1
+	ls /usr/src/linux-source-*.tar.* \
+	   /usr/src/linux-source-*/linux-source-*.tar.* 2>/dev/null |
+		sort -V | tail -n 1
 }
 
 missing()
