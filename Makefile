@@ -232,6 +232,8 @@ install: all
 
 CHECK_BINS := $(OUTPUT)/check/unit_lib
 
+# The unit tests read recorded kernel logs from check/fixtures.
+$(CHECK_BINS): ZC_CFLAGS += -DZC_FIXTURES='"$(TOP)/check/fixtures"'
 $(CHECK_BINS): $(OUTPUT)/check/%: $(TOP)/check/%.c $(LIBZC) $(LIB_HDRS) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ZC_CFLAGS) $(ZC_LDFLAGS) -o $@ $< $(LIBZC) $(LDLIBS)

@@ -4,9 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kmsg.h"
 #include "ktap.h"
 #include "meter.h"
 #include "opts.h"
+#include "util.h"
+
 
 static FILE *ktap_out;
 static struct ktap_counts counts;
@@ -20,6 +23,19 @@ static bool header_done;
 #define MAX_EARLY	16
 static char *early[MAX_EARLY];
 static int nearly;
+
+/*
+ * While a case runs under the kernel log watch its result waits here:
+ * a splat in the case's window may still turn it into a failure, or an
+ * expected failure naming a known kernel bug.
+ */
+static struct {
+	bool active, have, ok;
+	unsigned int *counter;
+	const char *directive;
+	char name[160];
+	char reason[512];
+} held;
 
 static FILE *out(void)
 {
@@ -36,6 +52,7 @@ void ktap_reset(void)
 	memset(&counts, 0, sizeof(counts));
 	test_num = 0;
 	header_done = false;
+	memset(&held, 0, sizeof(held));
 	while (nearly > 0)
 		free(early[--nearly]);
 }
@@ -108,10 +125,46 @@ static void result_line(bool ok, const char *name, const char *directive,
 	fflush(out());
 }
 
+static void result(unsigned int *counter, bool ok, const char *name,
+		   const char *directive, const char *reason)
+{
+	(*counter)++;
+	if (!held.active || held.have) {
+		result_line(ok, name, directive, reason);
+		return;
+	}
+	held.have = true;
+	held.ok = ok;
+	held.counter = counter;
+	held.directive = directive;
+	snprintf(held.name, sizeof(held.name), "%s", name);
+	snprintf(held.reason, sizeof(held.reason), "%s", reason ? reason : "");
+}
+
+static void hold_release(void)
+{
+	if (held.have)
+		result_line(held.ok, held.name, held.directive, held.reason);
+	memset(&held, 0, sizeof(held));
+}
+
+static void hold_change(unsigned int *counter, bool ok, const char *directive,
+			const char *reason)
+{
+	if (!held.have || held.counter == &counts.fail)
+		return;		/* no result, or a failure already */
+	(*held.counter)--;
+	(*counter)++;
+	held.counter = counter;
+	held.ok = ok;
+	held.directive = directive;
+	snprintf(held.reason, sizeof(held.reason), "%s", reason ? reason : "");
+	clean_reason(held.reason);
+}
+
 void ktap_pass(const char *name)
 {
-	counts.pass++;
-	result_line(true, name, NULL, NULL);
+	result(&counts.pass, true, name, NULL, NULL);
 }
 
 void ktap_fail(const char *name, const char *fmt, ...)
@@ -123,19 +176,18 @@ void ktap_fail(const char *name, const char *fmt, ...)
 		vmsg(fmt, ap);
 		va_end(ap);
 	}
-	counts.fail++;
-	result_line(false, name, NULL, NULL);
+	result(&counts.fail, false, name, NULL, NULL);
 }
 
-static void directive(bool ok, const char *name, const char *dir,
-		      const char *fmt, va_list ap)
+static void directive(unsigned int *counter, const char *name,
+		      const char *dir, const char *fmt, va_list ap)
 {
 	char reason[512] = "";
 
 	if (fmt)
 		vsnprintf(reason, sizeof(reason), fmt, ap);
 	clean_reason(reason);
-	result_line(ok, name, dir, reason);
+	result(counter, true, name, dir, reason);
 }
 
 #define DIRECTIVE_FN(fn, field, dir)					\
@@ -143,9 +195,8 @@ void fn(const char *name, const char *fmt, ...)				\
 {									\
 	va_list ap;							\
 									\
-	counts.field++;							\
 	va_start(ap, fmt);						\
-	directive(true, name, dir, fmt, ap);				\
+	directive(&counts.field, name, dir, fmt, ap);			\
 	va_end(ap);							\
 }
 
@@ -219,7 +270,7 @@ const struct ktap_counts *ktap_counts(void)
 
 unsigned int ktap_reported(void)
 {
-	return test_num;
+	return test_num + held.have;
 }
 
 int ktap_exit_code(const struct ktap_counts *c)
@@ -321,29 +372,105 @@ static int no_case_selected(const struct zc_opts *o)
 	return KSFT_FAIL;
 }
 
+/* Does the running kernel carry a known bug? Its probe says, or its pattern alone. */
+static bool bug_carried(const struct zc_known_bug *b, char *why, size_t len)
+{
+	*why = '\0';
+	if (!b->probe)
+		return true;
+	return b->probe(why, len) != 0;
+}
+
+/*
+ * The kernel log of a case's window decides with the case: a splat of
+ * one of our threads, or of no task while no other run of the suite was
+ * active, belongs to the case; a splat of no task while another run was
+ * active cannot be placed and fails the binary (error); another
+ * process's splat is only reported.
+ */
+static void kmsg_verdict(const char *name)
+{
+	const struct zc_known_bug *known = NULL, *b;
+	struct zc_splat s[8];
+	char sum[512], why[256], reason[512];
+	bool shared, unknown = false;
+	enum zc_splat_owner own;
+	int n, i;
+
+	n = zc_kmsg_collect(s, ZC_ARRAY_SIZE(s), &shared);
+	for (i = 0; i < n && i < (int)ZC_ARRAY_SIZE(s); i++) {
+		own = zc_kmsg_owner(&s[i]);
+		b = zc_known_bug_match(&s[i]);
+		zc_splat_summary(&s[i], sum, sizeof(sum));
+		if (own == ZC_SPLAT_OTHER) {
+			ktap_print_msg("kmsg: another process's report, not counted: %s", sum);
+			continue;
+		}
+		if (own == ZC_SPLAT_KERNEL && shared) {
+			ktap_print_msg("kmsg: cannot be tied to one case (another zc-selftests run was active)%s: %s",
+				       b ? ", known bug, not counted" : "", sum);
+			counts.error += !b;
+			continue;
+		}
+		ktap_print_msg("kmsg: %s: %s", name, sum);
+		if (b && bug_carried(b, why, sizeof(why))) {
+			known = b;
+			continue;
+		}
+		if (b)
+			ktap_print_msg("kmsg: %s should not happen here (%s)", b->name, why);
+		unknown = true;
+	}
+	if (n > (int)ZC_ARRAY_SIZE(s)) {
+		ktap_print_msg("kmsg: %d more reports in the window", n - (int)ZC_ARRAY_SIZE(s));
+		unknown = true;
+	}
+	if (unknown) {
+		hold_change(&counts.fail, false, NULL, NULL);
+	} else if (known) {
+		snprintf(reason, sizeof(reason), "known kernel bug %s: %s",
+			 known->name, s[0].first);
+		hold_change(&counts.xfail, true, "XFAIL", reason);
+	}
+}
+
+static void run_case(const struct zc_case *c, void *ctx, bool watch)
+{
+	unsigned int before = ktap_reported();
+
+	held.active = watch;
+	c->fn(c, ctx);
+	if (ktap_reported() == before)
+		ktap_fail(c->name, "case reported no result");
+	else if (ktap_reported() != before + 1)
+		counts.error++;
+	if (watch)
+		kmsg_verdict(c->name);
+	hold_release();
+}
+
 int zc_run_cases(const struct zc_case *cases, size_t n,
 		 const struct zc_opts *o, void *ctx)
 {
 	unsigned int planned = count_selected(cases, n, o);
+	bool watch;
 	size_t i;
 
 	if (!planned)
 		return no_case_selected(o);
+	watch = zc_kmsg_start();
 	ktap_header();
 	ktap_plan(planned);
-	for (i = 0; i < n; i++) {
-		unsigned int before = ktap_reported();
-
-		if (!zc_case_selected(o, cases[i].name))
-			continue;
-		cases[i].fn(&cases[i], ctx);
-		if (ktap_reported() == before)
-			ktap_fail(cases[i].name, "case reported no result");
-		else if (ktap_reported() != before + 1)
-			counts.error++;
-	}
+	for (i = 0; i < n; i++)
+		if (zc_case_selected(o, cases[i].name))
+			run_case(&cases[i], ctx, watch);
 	if (o && o->desc)
 		zc_report_calibration(o->desc->name);
+	if (watch) {
+		/* The runner looks at what comes after, once we have exited. */
+		ktap_print_msg("kmsg: watched to seq %llu", zc_kmsg_last_seq());
+		zc_kmsg_stop();
+	}
 	return ktap_finish();
 }
 
