@@ -319,13 +319,90 @@ follow()
 	exec {fd}<&-
 }
 
+# Kernel log and taint: the binaries watch their own cases' windows
+# (lib/kmsg.c); the runner looks at what comes after a binary has
+# exited, and at the taint it leaves.
+TAINT_NAMES=(P:proprietary_module F:forced_module S:cpu_out_of_spec
+	R:forced_rmmod M:machine_check B:bad_page U:user D:die
+	A:overridden_acpi_table W:warn C:staging I:firmware_workaround
+	O:oot_module E:unsigned_module L:softlockup K:livepatch X:aux
+	T:randstruct N:test J:fwctl)
+SPLAT_RE='^(WARNING: |BUG: |kernel BUG at |Oops|general protection fault|UBSAN: |INFO: task .* blocked for more than|watchdog: BUG: |rcu: INFO: )'
+
+read_taint()
+{
+	cat /proc/sys/kernel/tainted 2>/dev/null || echo 0
+}
+
+# "W:warn O:oot_module" for the bits set in $1
+taint_names()
+{
+	local v=$1 i out=""
+
+	for i in "${!TAINT_NAMES[@]}"; do
+		(( (v >> i) & 1 )) && out+=" ${TAINT_NAMES[$i]}"
+	done
+	echo "${out# }"
+}
+
+# /dev/kmsg records, oldest first; empty when unreadable. Busybox's dd
+# lacks iflag=nonblock: then cat, stopped once it has caught up.
+kmsg_dump()
+{
+	# make check's recorded logs stand in for the kernel's
+	if [ -n "${ZC_KMSG_FILE:-}" ]; then
+		cat "$ZC_KMSG_FILE"
+		return
+	fi
+	[ -r /dev/kmsg ] || return 0
+	dd if=/dev/kmsg iflag=nonblock bs=8k 2>/dev/null ||
+		timeout 0.5 cat /dev/kmsg 2>/dev/null
+}
+
+kmsg_last_seq()
+{
+	kmsg_dump | awk -F'[,;]' '$2 ~ /^[0-9]+$/ { s = $2 } END { print s + 0 }'
+}
+
+# First lines of the kernel's reports after sequence number $1 (facility
+# kernel only: any process may write to /dev/kmsg).
+kmsg_splats_since()
+{
+	kmsg_dump | awk -v from="$1" -v re="$SPLAT_RE" '
+		/^ / { next }
+		{ i = index($0, ";"); split(substr($0, 1, i - 1), h, ",") }
+		h[1] < 8 && h[2] > from && substr($0, i + 1) ~ re { print substr($0, i + 1) }'
+}
+
+# After a binary: its own watch covered its cases; a report that came
+# later (teardown at exit) or that it could not see fails its line.
+# Prints the reason; returns 1 when the line must fail.
+kernel_after()
+{
+	local name=$1 log=$2 seq0=$3 taint0=$4 watched from taint new splats
+
+	watched=$(sed -n 's/^# kmsg: watched to seq \([0-9][0-9]*\)$/\1/p' "$log" | tail -n1)
+	from=$seq0
+	[ -n "$watched" ] && [ "$watched" -gt "$from" ] && from=$watched
+	sleep 0.3	# deferred teardown of what exit closed (psock work)
+	splats=$(kmsg_splats_since "$from")
+	taint=$(read_taint)
+	new=$(( taint & ~taint0 ))
+	[ "$new" -ne 0 ] && echo "# taint: $name added $(taint_names "$new") (tainted=$taint)"
+	[ -z "$splats" ] && return 0
+	while IFS= read -r l; do
+		echo "# kmsg: after $name's last case: $l"
+	done <<<"$splats"
+	return 1
+}
+
 pass=0 fail=0 skip=0
 
 # The verdict lines are the kernel's kselftest/runner.sh's, exit=2
 # (KSFT_XFAIL of a whole binary) included.
 run_one()
 {
-	local num=$1 name=$2 log="$log_dir/$2.log" rc hdr mark wpid lpid
+	local num=$1 name=$2 log="$log_dir/$2.log" rc hdr mark wpid lpid seq0 taint0
 
 	hdr="selftests: $COLLECTION: $name"
 	if [ -n "${kselftest_override_timeout:-}" ]; then
@@ -340,6 +417,8 @@ run_one()
 		fail=$((fail + 1))
 		return
 	fi
+	seq0=$(kmsg_last_seq)
+	taint0=$(read_taint)
 	mark="$log_dir/.$name.timedout"
 	rm -f "$mark"
 	: > "$log"
@@ -365,6 +444,9 @@ run_one()
 		echo "#"
 		echo "not ok $num $hdr # TIMEOUT $timeout_s seconds"
 		fail=$((fail + 1))
+	elif ! kernel_after "$name" "$log" "$seq0" "$taint0"; then
+		echo "not ok $num $hdr # kernel report after its cases (exit=$rc)"
+		fail=$((fail + 1))
 	elif [ "$rc" -eq 0 ]; then
 		echo "ok $num $hdr"
 		pass=$((pass + 1))
@@ -379,6 +461,10 @@ run_one()
 
 echo "TAP version 13"
 echo "1..${#tests[@]}"
+taint=$(read_taint)
+[ "$taint" != 0 ] && taint="$taint ($(taint_names "$taint"))"
+echo "# kernel $(uname -r): kernel.panic_on_warn=$(cat /proc/sys/kernel/panic_on_warn 2>/dev/null || echo unknown) tainted=$taint"
+[ -r /dev/kmsg ] || echo "# kmsg: not readable (/dev/kmsg): kernel warnings are not watched"
 num=0
 for name in "${tests[@]}"; do
 	num=$((num + 1))

@@ -28,10 +28,15 @@ for n in a_pass b_fail c_skip d_xfail e_crash f_hang g_silent; do
 	echo "zc:$n"
 done > "$fake/kselftest-list.txt"
 
+# The kernel log the runner reads: a recorded one, never this host's.
+export ZC_KMSG_FILE=$fake/kmsg
+: > "$ZC_KMSG_FILE"
 start=$(date +%s)
 out=$(kselftest_override_timeout=2 "$TOP/run_tests.sh" -b "$fake" 2>&1)
 rc=$?
 elapsed=$(($(date +%s) - start))
+header=$(grep '^# kernel ' <<<"$out")
+out=$(grep -v '^# kernel ' <<<"$out")
 
 # The kernel's kselftest/runner.sh prints the same verdict lines: an
 # override of the timeout is announced as such, and a binary's exit 2
@@ -77,6 +82,8 @@ else
 	not_ok "runner.exact_tap" "$(diff <(echo "$want") <(echo "$out"))"
 fi
 expect "runner.exit_nonzero_on_fail" [ "$rc" -ne 0 ]
+expect "runner.header_panic_on_warn_and_taint" grep -qE \
+	"^# kernel $(uname -r): kernel.panic_on_warn=[0-9]+ tainted=[0-9]+" <<<"$header"
 expect "runner.timeout_bounded" [ "$elapsed" -lt 30 ]
 sleep 0.5
 alive=$(alive_pids $(cat "$fake/hang.pids" 2>/dev/null))
@@ -134,6 +141,24 @@ echo "zc:env_dump" >> "$fake/kselftest-list.txt"
 out=$("$TOP/run_tests.sh" -b "$fake" -t env_dump -d 0.2 -r 4 2>&1)
 expect "runner.passes_duration_repeat" grep -qx "# # d=0.2 r=4" <<<"$out"
 
+# A kernel report logged after a binary's last case (its exit closed a
+# socket whose teardown warned) fails that binary's line; one from
+# before the binary started does not.
+fix=$CHECK_DIR/fixtures/kmsg/host-6.18.44-psock-warn.kmsg
+cp "$fix" "$ZC_KMSG_FILE"
+mkfake late_warn "echo '1..1'; echo 'ok 1 x'; echo '# kmsg: watched to seq 999'; \
+sed 's/^\\([0-9]*\\),\\([0-9]*\\),/\\1,100\\2,/' '$fix' >> '$ZC_KMSG_FILE'"
+echo "zc:late_warn" >> "$fake/kselftest-list.txt"
+out=$("$TOP/run_tests.sh" -b "$fake" -t a_pass -t late_warn 2>&1)
+rc=$?
+expect "runner.kmsg_old_report_ignored" grep -qx "ok 1 selftests: zc: a_pass" <<<"$out"
+expect "runner.kmsg_report_after_exit_fails_line" grep -qx \
+	"not ok 2 selftests: zc: late_warn # kernel report after its cases (exit=0)" <<<"$out"
+expect "runner.kmsg_report_named" grep -qx \
+	"# kmsg: after late_warn's last case: WARNING: CPU: 1 PID: 41 at net/ipv4/af_inet.c:157 inet_sock_destruct+0x174/0x1a0" <<<"$out"
+expect "runner.kmsg_exit1" [ "$rc" -eq 1 ]
+: > "$ZC_KMSG_FILE"
+
 # Inside a kselftest tree: the collection name from kselftest-list.txt,
 # the closing count as a "# " line, exit 0 although a test failed (as
 # lib.mk's run_tests). Found by itself where kselftest/runner.sh is two
@@ -190,5 +215,6 @@ if [ -n "$bb" ] && "$bb" setsid true 2>/dev/null; then
 else
 	skip "runner.busybox_same_tap" "busybox with setsid not installed (make deps)"
 fi
+unset ZC_KMSG_FILE
 
 t_done
