@@ -129,6 +129,22 @@ if what == "bzimage":
 		f.write(b"\0" * 0x400)
 	assert vm.bzimage_release(p) is None
 	sys.exit(0)
+
+if what == "attribution":
+	warn = ("WARNING: CPU: 1 PID: 41 at net/ipv4/af_inet.c:156 "
+		"inet_sock_destruct+0x1c6/0x1e0")
+	con = "[   23.456789] " + warn + "\n[   23.5] Call Trace:\n"
+	res = os.path.join(tmp, "res", "suite")
+	os.makedirs(res)
+	def tap(line):
+		with open(os.path.join(res, "run.tap"), "w") as f:
+			f.write("ok 1 selftests: zc: x\n" + line + "\n")
+	tap("# # kmsg: teardown: " + warn + " (trace: __sk_destruct)")
+	assert vm.unattributed_reports(con, os.path.dirname(res)) == [], "attributed"
+	tap("# # kmsg: not readable (/dev/kmsg: Permission denied)")
+	assert vm.unattributed_reports(con, os.path.dirname(res)) == [warn], "unattributed"
+	assert vm.unattributed_reports("Kernel panic - not syncing: x\n", None), "panic"
+	sys.exit(0)
 PY
 
 if command -v busybox >/dev/null; then
@@ -147,4 +163,8 @@ python3 "$TMP/unit.py" "$VMTEST" "$TMP" modules >"$OUT" 2>&1 &&
 rc=$?
 check "module load order from depends= (xz, builtin, missing); bzImage release" \
 	test $rc = 0
+
+python3 "$TMP/unit.py" "$VMTEST" "$TMP" attribution >"$OUT" 2>&1
+check "a kernel warning the guest's suite attributed is no guest problem; one it did not, or a panic, is" \
+	test $? = 0
 t_done
