@@ -106,7 +106,9 @@ suite_tests()
 }
 
 # Per-case verdicts from a runner log: "test/case status", sorted.
-# Nested lines look like "# ok 3 udp4.pairing # SKIP reason".
+# Nested lines look like "# ok 3 udp4.pairing # SKIP reason". An XFAIL
+# naming a known kernel bug comes from a race the kernel loses at random
+# (sockmap_splice's psock_teardown_warn): it counts as a pass here.
 case_verdicts()
 {
 	awk '
@@ -116,6 +118,7 @@ case_verdicts()
 		st = "pass"
 		if (line ~ /^not ok/) st = "fail"
 		else if (line ~ / # SKIP/) st = "skip"
+		else if (line ~ / # XFAIL known kernel bug /) st = "pass"
 		else if (line ~ / # XFAIL/) st = "xfail"
 		sub(/^(not )?ok [0-9]+ /, "", line)
 		sub(/ # .*/, "", line)
