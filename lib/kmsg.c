@@ -18,8 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ktap.h"
 #include "kmsg.h"
+#include "ktap.h"
+#include "util.h"
 
 /* A splat longer than this many records is closed anyway. */
 #define SPLAT_MAX_LINES	200
@@ -314,6 +315,7 @@ static struct {
 	int fd;			/* /dev/kmsg or the test's fd; -1 off */
 	bool started;
 	int run_fd;
+	int run_cleanup;	/* zc_cleanup_push() handle */
 	char run_path[320];
 	bool others;		/* at the start of the current window */
 	struct timespec dir_mtime;
@@ -324,7 +326,7 @@ static struct {
 	int max, n;
 	char carry[8192];
 	size_t ncarry;
-} w = { .fd = -1, .run_fd = -1 };
+} w = { .fd = -1, .run_fd = -1, .run_cleanup = -1 };
 
 static bool runs_others(struct timespec *mtime)
 {
@@ -358,6 +360,21 @@ static bool runs_others(struct timespec *mtime)
 	return others;
 }
 
+static void runs_unregister(void)
+{
+	if (w.run_fd < 0)
+		return;
+	unlink(w.run_path);
+	close(w.run_fd);
+	w.run_fd = -1;
+}
+
+/* A run stopped by a signal removes its file too (SIGKILL: the next run). */
+static void runs_cleanup(void *arg)
+{
+	runs_unregister();
+}
+
 static void runs_register(void)
 {
 	mode_t old = umask(0);
@@ -374,15 +391,8 @@ static void runs_register(void)
 		close(w.run_fd);
 		w.run_fd = -1;
 	}
-}
-
-static void runs_unregister(void)
-{
-	if (w.run_fd < 0)
-		return;
-	unlink(w.run_path);
-	close(w.run_fd);
-	w.run_fd = -1;
+	if (w.run_fd >= 0)
+		w.run_cleanup = zc_cleanup_push(runs_cleanup, NULL);
 }
 
 /* ------------------------------------------------------------- the watch */
@@ -543,6 +553,9 @@ enum zc_splat_owner zc_kmsg_owner(const struct zc_splat *s)
 
 void zc_kmsg_stop(void)
 {
+	if (w.run_cleanup >= 0)
+		zc_cleanup_cancel(w.run_cleanup);
+	w.run_cleanup = -1;
 	runs_unregister();
 	if (w.fd >= 0)
 		close(w.fd);
