@@ -355,8 +355,13 @@ kmsg_dump()
 		return
 	fi
 	[ -r /dev/kmsg ] || return 0
-	dd if=/dev/kmsg iflag=nonblock bs=8k 2>/dev/null ||
+	# GNU dd stops at the end with EAGAIN (and exits 1 for it)
+	if dd if=/dev/null iflag=nonblock count=0 2>/dev/null; then
+		dd if=/dev/kmsg iflag=nonblock bs=8k 2>/dev/null
+	else
 		timeout 0.5 cat /dev/kmsg 2>/dev/null
+	fi
+	return 0
 }
 
 kmsg_last_seq()
