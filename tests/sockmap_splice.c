@@ -1297,14 +1297,14 @@ static const struct rate_spec rate_ingress_default = {
  *  4. closing c2 frees it in sk_psock_destroy, where inet_sock_destruct's
  *     WARN_ON_ONCE(sk_forward_alloc) fires (once per boot): the kernel
  *     log watch sees it in this case's window.
- * Rounds of 32 MiB repeat on the same sockets, for at most 4 s, until
+ * Rounds of 32 MiB repeat on the same sockets, for at most 8 s, until
  * step 3 shows the remainder (on 6.18 the first or second round does).
  * The remainder is the verdict: the warning is logged only the first
  * time in a boot. "bpf, sockmap: Fix concurrency issues between memory
  * charge and uncharge" (bpf-next, May 2025) is the fix.
  */
 #define TEARDOWN_BUG	"sockmap-psock-destroy-mem-accounting"
-#define TEARDOWN_S	4.0	/* rounds stop after this long */
+#define TEARDOWN_S	8.0	/* rounds stop after this long */
 #define TEARDOWN_BYTES	(32UL << 20)	/* per round */
 #define PAGE_BYTES	4096
 
@@ -1336,28 +1336,50 @@ static bool teardown_allowed(char *why, size_t len)
 	return false;
 }
 
+/*
+ * Nothing is queued on c2 or p1 after a round: each one's forward-alloc
+ * must be whole pages. p1 counts too: the same work uncharges the skbs
+ * it owned (skb_set_owner_r orphans them) while its softirq charges.
+ */
+static int teardown_check(struct topo *t, int rounds, char *why, size_t len)
+{
+	static const char *const names[] = { "c2", "p1" };
+	int fds[] = { t->c2, t->p1 };
+	unsigned int rmem = 0;
+	int fwd = 0, ret;
+	size_t i;
+
+	for (i = 0; i < ZC_ARRAY_SIZE(fds); i++) {
+		ret = teardown_meminfo(fds[i], &fwd, &rmem);
+		if (ret) {
+			snprintf(why, len, "SO_MEMINFO %s: %s", names[i],
+				 strerror(-ret));
+			return -1;
+		}
+		if (rmem || fwd % PAGE_BYTES) {
+			snprintf(why, len, "known kernel bug %s: %s drained after %d round(s) of %lu B yet rmem_alloc=%u forward_alloc=%d (not whole pages): its psock teardown will warn in inet_sock_destruct",
+				 TEARDOWN_BUG, names[i], rounds, TEARDOWN_BYTES,
+				 rmem, fwd);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 static int teardown_rounds(struct ctx *cx, struct topo *t, char *why,
 			   size_t len, int *rounds)
 {
 	double end = zc_now() + TEARDOWN_S;
-	unsigned int rmem = 0;
-	int fwd = 0, ret;
+	int ret;
 
 	for (*rounds = 0; zc_now() < end; ) {
 		ret = transfer(cx, t, RX_READ, TEARDOWN_BYTES, why, len);
 		if (ret)
 			return -1;
 		++*rounds;
-		ret = teardown_meminfo(t->c2, &fwd, &rmem);
-		if (ret) {
-			snprintf(why, len, "SO_MEMINFO: %s", strerror(-ret));
-			return -1;
-		}
-		if (rmem || fwd % PAGE_BYTES) {
-			snprintf(why, len, "known kernel bug %s: c2 drained after %d round(s) of %lu B yet rmem_alloc=%u forward_alloc=%d (not whole pages): its psock teardown will warn in inet_sock_destruct",
-				 TEARDOWN_BUG, *rounds, TEARDOWN_BYTES, rmem, fwd);
-			return 1;
-		}
+		ret = teardown_check(t, *rounds, why, len);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
