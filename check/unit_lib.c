@@ -342,8 +342,23 @@ static bool trace_is(const struct zc_splat *s, const char *a, const char *b,
 
 static void test_kmsg_parse(void)
 {
+	static const struct {
+		const char *file, *first, *check;
+	} guests[] = {
+		{ "guest-6.1.0-57-psock-warn.kmsg",
+		  "WARNING: CPU: 1 PID: 35 at net/ipv4/af_inet.c:154 inet_sock_destruct+0x184/0x1b0",
+		  "kmsg.parse.warn_6_1_known" },
+		{ "guest-6.12.117-psock-warn.kmsg",
+		  "WARNING: CPU: 1 PID: 46 at net/ipv4/af_inet.c:156 inet_sock_destruct+0x1c6/0x1e0",
+		  "kmsg.parse.warn_6_12_known" },
+		{ "guest-7.3.4-psock-warn.kmsg",
+		  "WARNING: net/ipv4/af_inet.c:162 at inet_sock_destruct+0x178/0x1a0, CPU#1: kworker/1:2/58",
+		  "kmsg.parse.warn_7_3_format_known" },
+	};
 	const struct zc_known_bug *b;
 	char sum[512];
+	size_t i;
+	int n;
 
 	check(parse_fixture("host-6.18.44-psock-warn.kmsg") == 1 &&
 	      !strcmp(got[0].first, "WARNING: CPU: 1 PID: 41 at net/ipv4/af_inet.c:157 inet_sock_destruct+0x174/0x1a0") &&
@@ -360,6 +375,18 @@ static void test_kmsg_parse(void)
 	zc_splat_summary(&got[0], sum, sizeof(sum));
 	check(!strcmp(sum, "WARNING: CPU: 1 PID: 41 at net/ipv4/af_inet.c:157 inet_sock_destruct+0x174/0x1a0 (trace: __sk_destruct <- sk_psock_destroy <- process_one_work; kworker/1:1 pid 41; workqueue events sk_psock_destroy)"),
 	      "kmsg.summary", sum);
+
+	/* The same bug as Debian's 6.1, 6.12 and 7.3 kernels log it in qemu. */
+	for (i = 0; i < ZC_ARRAY_SIZE(guests); i++) {
+		n = parse_fixture(guests[i].file);
+		b = n == 1 ? zc_known_bug_match(&got[0]) : NULL;
+		check(n == 1 && !strcmp(got[0].first, guests[i].first) &&
+		      b && !strcmp(b->name, "sockmap-psock-destroy-mem-accounting") &&
+		      trace_is(&got[0], "__sk_destruct", "sk_psock_destroy", "process_one_work") &&
+		      !strcmp(got[0].workqueue, "events sk_psock_destroy") &&
+		      zc_splat_owner(&got[0], "sockmap_splice", never_ours) == ZC_SPLAT_KERNEL,
+		      guests[i].check, got[0].first);
+	}
 
 	check(parse_fixture("kasan-uaf.kmsg") == 1 &&
 	      !strcmp(got[0].first, "BUG: KASAN: slab-use-after-free in tcp_bpf_recvmsg+0x6a1/0x7c0") &&

@@ -575,7 +575,8 @@ void zc_kmsg_stop(void)
 static const struct zc_known_bug known_bugs[] = {
 	{
 		.name = "sockmap-psock-destroy-mem-accounting",
-		.first = "WARNING: * at net/ipv4/af_inet.c:* inet_sock_destruct*",
+		/* "at FILE:LINE FUNC" (up to 6.x), "FILE:LINE at FUNC" (7.x) */
+		.first = "WARNING: *net/ipv4/af_inet.c:* inet_sock_destruct*",
 		.where = "sk_psock_destroy",
 		.probe = NULL,
 		.fix = NULL,
