@@ -323,14 +323,20 @@ static int parse_fixture(const char *name)
 	return ngot;
 }
 
-static bool never_ours(int pid)
+/* whose(): every pid gone */
+static int never_ours(int pid)
 {
-	return false;
+	return -1;
 }
 
-static bool pid_4242_ours(int pid)
+static int pid_4242_ours(int pid)
 {
-	return pid == 4242;
+	return pid == 4242 ? 1 : -1;
+}
+
+static int pid_4242_alive_other(int pid)
+{
+	return 0;
 }
 
 static bool trace_is(const struct zc_splat *s, const char *a, const char *b,
@@ -396,8 +402,9 @@ static void test_kmsg_parse(void)
 	check(zc_splat_owner(&got[0], "other", pid_4242_ours) == ZC_SPLAT_OURS &&
 	      zc_splat_owner(&got[0], "sockmap_splice", never_ours) == ZC_SPLAT_OURS &&
 	      zc_splat_owner(&got[0], "tap_copy", never_ours) == ZC_SPLAT_OTHER &&
+	      zc_splat_owner(&got[0], "sockmap_splice", pid_4242_alive_other) == ZC_SPLAT_OTHER &&
 	      !zc_known_bug_match(&got[0]),
-	      "kmsg.owner.task_thread_or_comm", got[0].comm);
+	      "kmsg.owner.thread_or_gone_task_with_our_comm_not_a_live_other", got[0].comm);
 
 	check(parse_fixture("lockdep-circular.kmsg") == 1 &&
 	      !strcmp(got[0].first, "WARNING: possible circular locking dependency detected") &&

@@ -266,29 +266,37 @@ static bool kernel_comm(const char *c)
 	return STARTS_ANY(c, k);
 }
 
-static bool our_thread(int pid)
+/* 1: one of our threads; 0: a live task of another process; -1: gone */
+static int pid_whose(int pid)
 {
 	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/self/task/%d", pid);
-	return !access(path, F_OK);
+	if (!access(path, F_OK))
+		return 1;
+	snprintf(path, sizeof(path), "/proc/%d", pid);
+	return access(path, F_OK) ? -1 : 0;
 }
 
 enum zc_splat_owner zc_splat_owner(const struct zc_splat *s,
 				   const char *self_comm,
-				   bool (*is_ours)(int pid))
+				   int (*whose)(int pid))
 {
-	if (!is_ours)
-		is_ours = our_thread;
+	int w;
+
+	if (!whose)
+		whose = pid_whose;
 	if (s->workqueue[0] || s->pid <= 0 || kernel_comm(s->comm))
 		return ZC_SPLAT_KERNEL;
-	if (is_ours(s->pid))
+	w = whose(s->pid);
+	if (w > 0)
 		return ZC_SPLAT_OURS;
 	/*
-	 * A thread of ours that has been joined since is gone from
-	 * /proc/self/task; it still carries our comm (we never rename).
+	 * A thread of ours joined since is gone from /proc, and carries our
+	 * comm (we never rename). A live task with our comm is another run.
 	 */
-	if (self_comm && self_comm[0] && !strncmp(s->comm, self_comm, 15))
+	if (w < 0 && self_comm && self_comm[0] &&
+	    !strncmp(s->comm, self_comm, 15))
 		return ZC_SPLAT_OURS;
 	return ZC_SPLAT_OTHER;
 }

@@ -60,12 +60,13 @@ enum zc_splat_owner {
 };
 
 /*
- * Attribution by task. self_comm is this process's comm; is_ours tells
- * whether a pid is one of our threads (NULL: /proc/self/task).
+ * Attribution by task. self_comm is this process's comm; whose(pid) says
+ * 1 for one of our threads, 0 for a live task of another process, -1 for
+ * a task that is gone (NULL: look in /proc).
  */
 enum zc_splat_owner zc_splat_owner(const struct zc_splat *s,
 				   const char *self_comm,
-				   bool (*is_ours)(int pid));
+				   int (*whose)(int pid));
 
 /*
  * The watch. zc_kmsg_start() opens /dev/kmsg at its end (or, with
