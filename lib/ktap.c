@@ -10,7 +10,6 @@
 #include "opts.h"
 #include "util.h"
 
-
 static FILE *ktap_out;
 static struct ktap_counts counts;
 static unsigned int test_num;
