@@ -72,6 +72,21 @@ static void test_ktap_lines(void)
 	check(ktap_exit_code(ktap_counts()) == KSFT_FAIL, "ktap.exit_fail", NULL);
 }
 
+/* A diagnosis mode (no header ever) must not lose what it printed early. */
+static void emit_no_header(void)
+{
+	ktap_print_msg("held back");
+	ktap_no_header();
+	ktap_print_msg("direct");
+}
+
+static void test_ktap_no_header(void)
+{
+	char *got = capture(emit_no_header);
+
+	check(!strcmp(got, "# held back\n# direct\n"), "ktap.no_header", got);
+}
+
 static void test_ktap_exit_codes(void)
 {
 	struct ktap_counts c = {};
@@ -290,6 +305,7 @@ int main(void)
 {
 	printf("TAP version 13\n");
 	test_ktap_lines();
+	test_ktap_no_header();
 	test_ktap_exit_codes();
 	test_metric_grammar();
 	test_stats();

@@ -223,6 +223,8 @@ static int list_taps(void)
 {
 	int nsfd = -1, ret = 0;
 
+	/* No TAP header follows: print the listing as it comes. */
+	ktap_no_header();
 	if (opt_netns) {
 		nsfd = open(opt_netns, O_RDONLY | O_CLOEXEC);
 		ret = nsfd < 0 ? -errno : zc_netns_run(nsfd, noop, NULL);
