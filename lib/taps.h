@@ -27,6 +27,7 @@ struct zc_tap {
 	int pid;			/* owner, 0 when not found */
 	int fd;				/* owner's fd number, -1 unknown */
 	char comm[16];
+	unsigned long netns;		/* inode of its network namespace */
 	bool copies_tx;		/* copies zero-copy sends leaving this netns */
 	bool copies_rx;		/* copies zero-copy skbs received in it */
 };
@@ -45,6 +46,27 @@ int zc_tap_format(const struct zc_tap *t, char *buf, size_t len);
  * summary first. Returns the number that copy on transmit, or -errno.
  */
 int zc_taps_report(int nsfd, const char *where);
+
+/*
+ * Packet sockets of every network namespace this process can find (of
+ * its processes' /proc/PID/ns/net and the mounts in /run/netns), each
+ * with t->netns set. Returns how many exist (may exceed max) or -errno.
+ */
+int zc_taps_all(struct zc_tap *taps, int max);
+
+/*
+ * Does a tap this process did not open copy zero-copy sends leaving
+ * through a device of one of the namespaces own[] (inodes)? Taps inside
+ * them always do; on a kernel with one global tap list (netns_taps 0, no
+ * struct net.ptype_all) so does every running unbound ETH_P_ALL tap in
+ * any namespace; netns_taps < 0 (scope unknown) counts those too. Returns
+ * how many apply, and for the first one a reason line in why: pid,
+ * command, namespace, and why it applies on this kernel.
+ */
+int zc_taps_foreign(int netns_taps, const unsigned long *own, int nown,
+		    char *why, size_t len);
+/* Inode of the network namespace nsfd (-1: the caller's), 0 unknown. */
+unsigned long zc_netns_inode(int nsfd);
 
 /*
  * zc_open_tap() (netns.h) bound to ifindex when non-zero, with
