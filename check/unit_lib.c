@@ -14,6 +14,7 @@
 #include "meter.h"
 #include "opts.h"
 #include "probe.h"
+#include "taps.h"
 #include "util.h"
 
 static int num, failed;
@@ -273,6 +274,29 @@ static void test_config(void)
 	unlink(path);
 }
 
+/* /proc/net/packet lines and uid_map texts as kernels print them. */
+static void test_env_parsers(void)
+{
+	struct zc_tap t;
+
+	check(!zc_taps_parse_line("ffff8a0c4e6f0800 3      3      0003   0     1     0      0      123456\n", &t) &&
+	      t.inode == 123456 && t.type == 3 && t.proto == 0x0003 &&
+	      !t.ifindex && t.running && t.ignore_outgoing == -1 && t.fd == -1,
+	      "taps.parse_unbound_all", NULL);
+	check(!zc_taps_parse_line("ffff8a0c4e6f1000 3      2      0800   4     0     0      0      99\n", &t) &&
+	      t.type == 2 && t.proto == 0x0800 && t.ifindex == 4 && !t.running,
+	      "taps.parse_bound_ip", NULL);
+	check(zc_taps_parse_line("sk       RefCnt Type Proto  Iface R Rmem   User   Inode\n", &t) == -1,
+	      "taps.parse_header", NULL);
+	check(zc_uid_map_is_initial("         0          0 4294967295\n"),
+	      "userns.initial_map", NULL);
+	check(!zc_uid_map_is_initial("         0          0          1\n") &&
+	      !zc_uid_map_is_initial("         0       1000          1\n") &&
+	      !zc_uid_map_is_initial("0 0 4294967295\n1 1 1\n") &&
+	      !zc_uid_map_is_initial(""),
+	      "userns.child_maps", NULL);
+}
+
 static void test_pattern(void)
 {
 	unsigned char a[1000], b[300];
@@ -312,6 +336,7 @@ int main(void)
 	test_opts();
 	test_case_select();
 	test_config();
+	test_env_parsers();
 	test_pattern();
 	test_parse_numbers();
 	printf("1..%d\n", num);
