@@ -237,7 +237,7 @@ install: all
 	@# The results files name the suite version; an installed tree has no git.
 	@(git -C $(TOP) describe --always --dirty 2>/dev/null || echo unknown) > $(INSTALL_PATH)/VERSION
 
-CHECK_BINS := $(OUTPUT)/check/unit_lib $(OUTPUT)/check/no_uring
+CHECK_BINS := $(addprefix $(OUTPUT)/check/,unit_lib no_uring hold_tap)
 
 $(CHECK_BINS): $(OUTPUT)/check/%: $(TOP)/check/%.c $(LIBZC) $(LIB_HDRS) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)

@@ -20,7 +20,7 @@ expect "doctor.bad_option_exit2" [ $? -eq 2 ]
 expect "doctor.bad_iface_exit2" [ $? -eq 2 ]
 
 [ "$(id -u)" = 0 ] || { skip "doctor.live" "needs root for namespaces"; t_done; }
-command -v python3 >/dev/null || { skip "doctor.live" "python3 missing"; t_done; }
+command -v python3 >/dev/null || { skip "doctor.live" "python3 missing (reads --json)"; t_done; }
 
 ns=zc-dr$$ clean=zc-dc$$ va=zcda$$ vb=zcdb$$
 tp=
@@ -39,11 +39,7 @@ ip -n "$ns" link set "$va" up && ip -n "$ns" link set "$vb" up &&
 ip -n "$ns" link set dev "$vb" xdpdrv obj "$BUILD_DIR/tap_copy.bpf.o" sec xdp.frags &&
 ip netns exec "$ns" sysctl -qw net.core.optmem_max=1024 ||
 	{ not_ok "doctor.live.setup" "namespace, veth, XDP or sysctl failed"; t_done; }
-ip netns exec "$ns" python3 -c '
-import socket, time, ctypes
-ctypes.CDLL(None).prctl(15, b"zc-doctor-tap", 0, 0, 0)
-s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
-time.sleep(30)' &
+ip netns exec "$ns" "$BUILD_DIR/check/hold_tap" 30 zc-doctor-tap >/dev/null &
 tp=$!
 for i in $(seq 50); do
 	grep -q zc-doctor-tap /proc/$tp/comm 2>/dev/null && break

@@ -10,18 +10,9 @@
 bin=$BUILD_DIR/tap_copy
 [ "$(id -u)" = 0 ] || { skip "list_taps" "needs root for packet sockets"; t_done; }
 [ -x "$bin" ] || { skip "list_taps" "tap_copy not built"; t_done; }
-command -v python3 >/dev/null || { skip "list_taps" "python3 missing"; t_done; }
+[ -x "$BUILD_DIR/check/hold_tap" ] || { skip "list_taps" "check/hold_tap not built"; t_done; }
 
-# Holds ETH_P_ALL open for a while; the comm makes the owner easy to see.
-tap_holder()
-{
-	exec -a zc-check-tap python3 -c '
-import socket, time, ctypes
-ctypes.CDLL(None).prctl(15, b"zc-check-tap", 0, 0, 0)
-s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
-print("open", flush=True)
-time.sleep(20)'
-}
+hold=$BUILD_DIR/check/hold_tap
 
 # listed NAME PID OUT: OUT has a tap line owned by PID, comm zc-check-tap.
 listed()
@@ -50,7 +41,7 @@ trap 'kill $p1 $p2 2>/dev/null; wait 2>/dev/null; ip netns del $ns 2>/dev/null; 
 
 # In a private namespace, found with --netns.
 ip netns add "$ns" || { not_ok "list_taps.netns" "ip netns add failed"; t_done; }
-ip netns exec "$ns" bash -c "$(declare -f tap_holder); tap_holder" >"$out" &
+ip netns exec "$ns" "$hold" 20 zc-check-tap >"$out" &
 p1=$!
 wait_open "$out"
 o=$(timeout 20 "$bin" --list-taps --netns "/run/netns/$ns" 2>&1)
@@ -62,7 +53,7 @@ grep -q '^# taps in /run/netns/'"$ns"': 1 packet socket, 1 copy' <<<"$o" &&
 	not_ok "list_taps.netns.summary" "want '1 packet socket, 1 copy ...'" "$(head -n 3 <<<"$o")"
 
 # In the root namespace (passive: the socket is only held), default mode.
-bash -c "$(declare -f tap_holder); tap_holder" >"$out.2" &
+"$hold" 20 zc-check-tap >"$out.2" &
 p2=$!
 wait_open "$out.2"
 o=$(timeout 20 "$bin" --list-taps 2>&1)
