@@ -17,6 +17,7 @@
 #include "compat.h"
 #include "ktap.h"
 #include "netns.h"
+#include "probe.h"
 #include "taps.h"
 
 #define ZC_TAPS_MAX	256
@@ -300,9 +301,8 @@ static bool in_list(unsigned long ino, const unsigned long *own, int nown)
 	return false;
 }
 
-/* Why tap t copies sends through the namespaces own[], or NULL. */
-static const char *tap_applies(const struct zc_tap *t, int netns_taps,
-			       const unsigned long *own, int nown)
+const char *zc_tap_applies(const struct zc_tap *t, int netns_taps,
+			   const unsigned long *own, int nown)
 {
 	bool unbound_all = t->running && t->proto == ETH_P_ALL && !t->ifindex;
 
@@ -318,22 +318,27 @@ static const char *tap_applies(const struct zc_tap *t, int netns_taps,
 	return NULL;
 }
 
-int zc_taps_foreign(int netns_taps, const unsigned long *own, int nown,
-		    char *why, size_t len)
+int zc_taps_foreign(const int *nsfds, int nown, char *why, size_t len)
 {
 	struct zc_tap *taps = calloc(ZC_TAPS_ALL_MAX, sizeof(*taps));
+	int netns_taps = zc_btf_has_member("net", "ptype_all");
+	unsigned long own[8];
 	int n, i, hits = 0;
 	const char *how;
 
 	if (!taps)
 		return -ENOMEM;
+	if (nown > (int)(sizeof(own) / sizeof(own[0])))
+		nown = sizeof(own) / sizeof(own[0]);
+	for (i = 0; i < nown; i++)
+		own[i] = zc_netns_inode(nsfds[i]);
 	n = zc_taps_all(taps, ZC_TAPS_ALL_MAX);
 	for (i = 0; i < n && i < ZC_TAPS_ALL_MAX; i++) {
 		const struct zc_tap *t = &taps[i];
 
 		if (t->pid == getpid())
 			continue;
-		how = tap_applies(t, netns_taps, own, nown);
+		how = zc_tap_applies(t, netns_taps, own, nown);
 		if (!how)
 			continue;
 		if (!hits++)

@@ -55,16 +55,23 @@ int zc_taps_report(int nsfd, const char *where);
 int zc_taps_all(struct zc_tap *taps, int max);
 
 /*
- * Does a tap this process did not open copy zero-copy sends leaving
- * through a device of one of the namespaces own[] (inodes)? Taps inside
- * them always do; on a kernel with one global tap list (netns_taps 0, no
- * struct net.ptype_all) so does every running unbound ETH_P_ALL tap in
- * any namespace; netns_taps < 0 (scope unknown) counts those too. Returns
- * how many apply, and for the first one a reason line in why: pid,
- * command, namespace, and why it applies on this kernel.
+ * Does a packet tap this process did not open copy zero-copy sends
+ * leaving through a device of the namespaces nsfds[]? Taps inside them
+ * always do; on a kernel with one global tap list (no struct
+ * net.ptype_all in BTF, before 6.15) so does every running unbound
+ * ETH_P_ALL tap in any namespace, and where the scope is unknown (no BTF)
+ * those count too. Returns how many apply (or -errno), and for the first
+ * a reason in why, "environment: packet tap of pid P (COMM) ... netns
+ * net:[INODE], copies zero-copy sends: WHY ON THIS KERNEL".
  */
-int zc_taps_foreign(int netns_taps, const unsigned long *own, int nown,
-		    char *why, size_t len);
+int zc_taps_foreign(const int *nsfds, int n, char *why, size_t len);
+/*
+ * Why tap t copies zero-copy sends through the namespaces own[] (inodes)
+ * on a kernel whose tap lists are per namespace (netns_taps 1), global
+ * (0) or unknown (< 0); NULL when it does not.
+ */
+const char *zc_tap_applies(const struct zc_tap *t, int netns_taps,
+			   const unsigned long *own, int nown);
 /* Inode of the network namespace nsfd (-1: the caller's), 0 unknown. */
 unsigned long zc_netns_inode(int nsfd);
 

@@ -764,11 +764,9 @@ out:
  */
 static bool env_tap(const struct ctx *c, char *why, size_t len)
 {
-	unsigned long own[2] = { zc_netns_inode(c->t.a.nsfd),
-				 zc_netns_inode(c->t.b.nsfd) };
+	int own[2] = { c->t.a.nsfd, c->t.b.nsfd };
 
-	return zc_taps_foreign(zc_btf_has_member("net", "ptype_all"), own, 2,
-			       why, len) > 0;
+	return zc_taps_foreign(own, 2, why, len) > 0;
 }
 
 /* Checks every notification's res, with REPORT_USAGE or without. */

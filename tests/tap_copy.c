@@ -340,10 +340,9 @@ static uint64_t sink_pkts(struct ctx *cx)
  */
 static bool env_cause(const struct ctx *cx, char *why, size_t len)
 {
-	unsigned long own[2] = { zc_netns_inode(cx->t.a.nsfd),
-				 zc_netns_inode(cx->t.b.nsfd) };
+	int own[2] = { cx->t.a.nsfd, cx->t.b.nsfd };
 
-	return zc_taps_foreign(cx->netns_taps, own, 2, why, len) > 0;
+	return zc_taps_foreign(own, 2, why, len) > 0;
 }
 
 /* The tc sink's drop port (0: every fragment), when there is a sink. */

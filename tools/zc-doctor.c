@@ -301,10 +301,8 @@ static const char *tap_scope(const struct zc_tap *t)
 /* Does tap t see the target's (namespace, device) zero-copy traffic? */
 static bool tap_applies(const struct zc_tap *t, int ifindex)
 {
-	if (!t->copies_tx && !t->copies_rx)
+	if (!zc_tap_applies(t, netns_taps, &target_ns, 1))
 		return false;
-	if (t->netns != target_ns)
-		return !t->ifindex && t->proto == ETH_P_ALL && netns_taps <= 0;
 	return !t->ifindex || !ifindex || t->ifindex == ifindex;
 }
 
