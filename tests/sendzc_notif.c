@@ -38,8 +38,8 @@
 #include "meter.h"
 #include "netns.h"
 #include "opts.h"
+#include "env.h"
 #include "probe.h"
-#include "taps.h"
 #include "util.h"
 #include "zcsend.h"
 #include "tc_drop.skel.h"
@@ -758,17 +758,6 @@ out:
 	session_end(&ss);
 }
 
-/*
- * A packet tap from outside the test that copies on this kernel (see
- * zc_taps_foreign): the environment, not the kernel, explains a copy.
- */
-static bool env_tap(const struct ctx *c, char *why, size_t len)
-{
-	int own[2] = { c->t.a.nsfd, c->t.b.nsfd };
-
-	return zc_taps_foreign(own, 2, why, len) > 0;
-}
-
 /* Checks every notification's res, with REPORT_USAGE or without. */
 static void case_usage(const struct zc_case *zc, void *arg)
 {
@@ -818,7 +807,7 @@ static void case_usage(const struct zc_case *zc, void *arg)
 		ktap_fail(zc->name, "%s", why);
 	else if (!ss.ok)
 		ktap_fail(zc->name, "contract broken");
-	else if (ss.r.usage_copied > want_cp && env_tap(c, why, sizeof(why)))
+	else if (ss.r.usage_copied > want_cp && zc_env_copy_cause(&c->t, why, sizeof(why)))
 		ktap_skip(zc->name, "%s", why);
 	else
 		ktap_result(zc->name, ss.r.usage_zc == want_zc &&

@@ -43,6 +43,7 @@
 #include <bpf/libbpf.h>
 
 #include "compat.h"
+#include "env.h"
 #include "ktap.h"
 #include "meter.h"
 #include "netdev_nl.h"
@@ -332,17 +333,6 @@ static void diag_once(struct ctx *cx)
 static uint64_t sink_pkts(struct ctx *cx)
 {
 	return cx->sink ? cx->sink->bss->pkts : 0;
-}
-
-/*
- * A packet tap from outside the test that copies on this kernel
- * (zc_taps_foreign): why in why, true when there is one.
- */
-static bool env_cause(const struct ctx *cx, char *why, size_t len)
-{
-	int own[2] = { cx->t.a.nsfd, cx->t.b.nsfd };
-
-	return zc_taps_foreign(own, 2, why, len) > 0;
 }
 
 /* The tc sink's drop port (0: every fragment), when there is a sink. */
@@ -1028,15 +1018,16 @@ static void plan_case(const struct ctx *cx, const struct vcase *v,
 }
 
 /*
- * A case that did not go as planned, with a packet tap from outside the
- * test that applies on this kernel: the environment explains the copy,
- * so the case cannot judge the kernel. Without such a tap it still fails.
+ * A case that did not go as planned, with a cause outside the kernel
+ * (zc_env_copy_cause: a foreign tap that applies on this kernel, an
+ * offload the device lacks): the environment explains the copy, so the
+ * case cannot judge the kernel. Without such a cause it still fails.
  */
 static bool env_explains(const struct zc_case *c, struct ctx *cx)
 {
 	char why[512];
 
-	if (!env_cause(cx, why, sizeof(why)))
+	if (!zc_env_copy_cause(&cx->t, why, sizeof(why)))
 		return false;
 	ktap_skip(c->name, "%s", why);
 	return true;
@@ -1243,7 +1234,7 @@ static int measure(struct ctx *cx, const struct rcase *rc, bool tap,
 		snprintf(why, len, "%s: the sink saw no packets", prefix);
 		ret = -EIO;
 	} else if (!tap && zc_send_mode_zerocopy(rc->mode) &&
-		   zc_sender_stats(s)->copied && env_cause(cx, why, len)) {
+		   zc_sender_stats(s)->copied && zc_env_copy_cause(&cx->t, why, len)) {
 		/* No zcmode line: the copy is not the kernel's to judge. */
 		ret = 1;
 	} else {
