@@ -125,6 +125,26 @@ static const char *yesno(int v)
 
 /* ---- kernel support ---- */
 
+static int netdev_family(void *arg)
+{
+	struct zc_netdev_info info;
+
+	return zc_netdev_get(1, &info);
+}
+
+/* In the target namespace: the family is per kernel, lo is everywhere. */
+static void kernel_netdev_genl(void)
+{
+	int ret = nsfd >= 0 ? zc_netns_run(nsfd, netdev_family, NULL) :
+			      netdev_family(NULL);
+
+	add_row(feats, &nfeats, "netdev genl xdp_features",
+		ret == -ENOENT ? "no" : !ret ? "yes" : "unknown",
+		"generic netlink family \"netdev\" answers NETDEV_CMD_DEV_GET for lo (6.3)%s%s",
+		ret && ret != -ENOENT ? ": " : "",
+		ret && ret != -ENOENT ? strerror(-ret) : "");
+}
+
 /* SEND_ZC with REPORT_USAGE on an unconnected socket: EINVAL means no flag. */
 static int probe_report_usage(struct io_uring *ring)
 {
@@ -208,25 +228,7 @@ static void kernel_features(void)
 	v = zc_btf_has_type("tcp_bpf_ioctl");
 	add_row(feats, &nfeats, "tcp_bpf_ioctl", yesno(v),
 		"BTF: function tcp_bpf_ioctl (FIONREAD counts the psock queue)");
-	add_row(feats, &nfeats, "netdev genl xdp_features", "", "see below");
-}
-
-static int netdev_family(void *arg)
-{
-	struct zc_netdev_info info;
-
-	return zc_netdev_get(1, &info);
-}
-
-static void kernel_netdev_genl(void)
-{
-	int ret = nsfd >= 0 ? zc_netns_run(nsfd, netdev_family, NULL) :
-			      netdev_family(NULL);
-	struct row *r = &feats[nfeats - 1];
-
-	snprintf(r->state, sizeof(r->state), "%s", ret == -ENOENT ? "no" : !ret ? "yes" : "unknown");
-	snprintf(r->evidence, sizeof(r->evidence), "generic netlink family \"netdev\" answers NETDEV_CMD_DEV_GET for lo (6.3)%s%s",
-		 ret && ret != -ENOENT ? ": " : "", ret && ret != -ENOENT ? strerror(-ret) : "");
+	kernel_netdev_genl();
 }
 
 /* ---- limits ---- */
@@ -645,7 +647,6 @@ int main(int argc, char **argv)
 	}
 	netns_taps = zc_btf_has_member("net", "ptype_all");
 	kernel_features();
-	kernel_netdev_genl();
 	host_limits();
 	host_taps(ifindex);
 	if (nsfd >= 0)
