@@ -257,10 +257,13 @@ static void host_limits(void)
 			  "net.core.optmem_max=%ld (< %d): MSG_ZEROCOPY sends fail ENOBUFS after the first notifications",
 			  optmem, OPTMEM_LOW);
 	getrlimit(RLIMIT_MEMLOCK, &rl);
+	if (rl.rlim_cur == RLIM_INFINITY)
+		snprintf(why, sizeof(why), "unlimited");
+	else
+		snprintf(why, sizeof(why), "%llu bytes", (unsigned long long)rl.rlim_cur);
 	add_row(limits, &nlimits, "RLIMIT_MEMLOCK", zc_have_cap_init(CAP_IPC_LOCK) ? "CAP_IPC_LOCK" : "",
-		"%s%llu bytes (io_uring fixed buffers, AF_XDP UMEM count against it without CAP_IPC_LOCK)",
-		rl.rlim_cur == RLIM_INFINITY ? "unlimited, " : "",
-		rl.rlim_cur == RLIM_INFINITY ? 0ULL : (unsigned long long)rl.rlim_cur);
+		"%s (io_uring fixed buffers, AF_XDP UMEM count against it without CAP_IPC_LOCK)",
+		why);
 	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < MEMLOCK_LOW &&
 	    !zc_have_cap_init(CAP_IPC_LOCK))
 		add_cause(API_SENDZC | API_XSKZC, "limit", "raise the memlock limit (ulimit -l)",
@@ -324,7 +327,7 @@ static void host_taps(int ifindex)
 			continue;
 		zc_tap_format(t, line, sizeof(line));
 		add_cause(API_MSGZC | API_SENDZC, "tap",
-			  "stop it, bind it to its own device, or set PACKET_IGNORE_OUTGOING (6.15+ also keeps unbound taps to their namespace)",
+			  "stop it or bind it to its own device; PACKET_IGNORE_OUTGOING spares the transmit path only (before 6.15 veth's receive still copies); 6.15+ keeps unbound taps to their namespace",
 			  "packet tap of pid %d (%s) in netns net:[%lu] sees %s: zero-copy sends are copied (skb_copy_ubufs)%s; %s",
 			  t->pid, t->pid ? t->comm : "owner unknown", t->netns,
 			  tap_scope(t), t->netns != target_ns ? ", although it is in another namespace" : "",
