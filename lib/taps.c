@@ -291,6 +291,8 @@ int zc_taps_all(struct zc_tap *taps, int max)
 	return finish_list(&la);
 }
 
+static const char *proto_name(unsigned int proto);
+
 static bool in_list(unsigned long ino, const unsigned long *own, int nown)
 {
 	int i;
@@ -343,9 +345,10 @@ int zc_taps_foreign(const int *nsfds, int nown, char *why, size_t len)
 			continue;
 		if (!hits++)
 			snprintf(why, len,
-				 "environment: packet tap of pid %d (%s) fd %d, ETH_P_ALL %s in netns net:[%lu], copies zero-copy sends: %s",
+				 "environment: packet tap of pid %d (%s) fd %d, %s %s in netns net:[%lu], copies zero-copy sends: %s",
 				 t->pid, t->pid ? t->comm : "owner unknown", t->fd,
-				 t->ifindex ? "bound" : "unbound", t->netns, how);
+				 proto_name(t->proto), t->ifindex ? "bound" : "unbound",
+				 t->netns, how);
 	}
 	if (hits > 1) {
 		size_t l = strlen(why);
