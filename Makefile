@@ -158,6 +158,10 @@ INSTALL_PATH ?= $(TOP)/install
 FLAGS_STAMP := $(OUTPUT)/.flags
 FLAGS_NOW := $(CC) $(ZC_CFLAGS) $(ZC_LDFLAGS) $(LDLIBS) $(CLANG) $(BPF_CFLAGS)
 
+# C tools over lib/ (tools/zc-*.c), installed with the scripts in tools/.
+TOOL_NAMES := $(basename $(notdir $(wildcard $(TOP)/tools/zc-*.c)))
+TOOL_PROGS := $(addprefix $(OUTPUT)/,$(TOOL_NAMES))
+
 .PHONY: all build bpf deps check-deps run_tests install emit_tests check clean help
 .DEFAULT_GOAL := all
 
@@ -172,7 +176,7 @@ else
 all: build
 endif
 
-build: $(LIBZC) $(BPF_SKELS) $(TEST_GEN_PROGS) $(OUTPUT)/kselftest-list.txt
+build: $(LIBZC) $(BPF_SKELS) $(TEST_GEN_PROGS) $(TOOL_PROGS) $(OUTPUT)/kselftest-list.txt
 
 # The BPF objects and skeletons alone (a cross build needs only the
 # target's headers for them).
@@ -206,6 +210,9 @@ $(BPF_SKELS): $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 $(TEST_GEN_PROGS): $(OUTPUT)/%: $(TOP)/tests/%.c $(LIBZC) $(BPF_SKELS) $(LIB_HDRS) $(FLAGS_STAMP)
 	$(CC) $(ZC_CFLAGS) $(ZC_LDFLAGS) -o $@ $< $(LIBZC) $(LDLIBS)
 
+$(TOOL_PROGS): $(OUTPUT)/%: $(TOP)/tools/%.c $(LIBZC) $(LIB_HDRS) $(FLAGS_STAMP)
+	$(CC) $(ZC_CFLAGS) $(ZC_LDFLAGS) -o $@ $< $(LIBZC) $(LDLIBS)
+
 # COLLECTION:NAME lines, as lib.mk's emit_tests prints them; the
 # runner and run_kselftest.sh -t/-c go by this name.
 $(OUTPUT)/kselftest-list.txt: $(TEST_GEN_PROGS) FORCE | $(OUTPUT)
@@ -226,11 +233,11 @@ install: all
 	install -m 0755 $(TEST_GEN_PROGS) $(TOP)/run_tests.sh $(INSTALL_PATH)/
 	install -m 0644 $(TOP)/settings $(TOP)/config $(OUTPUT)/kselftest-list.txt $(INSTALL_PATH)/
 	install -d $(INSTALL_PATH)/tools
-	install -m 0755 $(wildcard $(TOP)/tools/zc-*) $(INSTALL_PATH)/tools/
+	install -m 0755 $(filter-out %.c,$(wildcard $(TOP)/tools/zc-*)) $(TOOL_PROGS) $(INSTALL_PATH)/tools/
 	@# The results files name the suite version; an installed tree has no git.
 	@(git -C $(TOP) describe --always --dirty 2>/dev/null || echo unknown) > $(INSTALL_PATH)/VERSION
 
-CHECK_BINS := $(OUTPUT)/check/unit_lib
+CHECK_BINS := $(addprefix $(OUTPUT)/check/,unit_lib no_uring hold_tap)
 
 # The unit tests read recorded kernel logs from check/fixtures.
 $(CHECK_BINS): ZC_CFLAGS += -DZC_FIXTURES='"$(TOP)/check/fixtures"'
@@ -251,7 +258,7 @@ vmcheck:
 # Only what the build made, file by file: OUTPUT may be the source
 # directory itself (O=., and every in-tree kselftest build), so never
 # remove a directory tree under it. rmdir leaves a non-empty directory.
-GENERATED := $(TEST_GEN_PROGS) $(LIB_OBJS) $(LIBZC) $(BPF_OBJS) $(BPF_SKELS) \
+GENERATED := $(TEST_GEN_PROGS) $(TOOL_PROGS) $(LIB_OBJS) $(LIBZC) $(BPF_OBJS) $(BPF_SKELS) \
 	     $(BPF_SKELS:=.tmp) $(FLAGS_STAMP) $(OUTPUT)/kselftest-list.txt \
 	     $(CHECK_BINS)
 GENERATED_DIRS := $(filter-out $(TOP) $(TOP)/lib $(TOP)/check, \
@@ -267,6 +274,7 @@ help:
 	@echo 'make run_tests          run the suite (run_tests.sh); RUN_TESTS_ARGS="-t NAME"'
 	@echo 'make check              the project'\''s own tests'
 	@echo 'make install INSTALL_PATH=DIR'
+	@echo '                        (with tools/: zc-compare, zc-results, zc-doctor)'
 	@echo 'make deps               install the Debian packages the suite needs'
 	@echo 'make SANITIZE=1         build with ASan and UBSan'
 	@echo 'make bpf                only the BPF objects and skeletons'

@@ -20,6 +20,8 @@ for t in $got; do
 	[ -x "$dest/$t" ] || missing="$missing $t"
 done
 expect "install.binaries" test -z "$missing"
+# The C tools come built, the sources stay behind.
+expect "install.doctor" test -x "$dest/tools/zc-doctor" -a ! -e "$dest/tools/zc-doctor.c"
 expect "install.emit_tests_format" bash -c "make -s -C '$TOP' O='$BUILD_DIR' NO_DEPS=1 emit_tests | grep -qvx 'zc:[a-z0-9_]*' && exit 1 || exit 0"
 
 if [ "$(id -u)" = 0 ] && [ -n "$got" ]; then

@@ -19,6 +19,7 @@
 #include "meter.h"
 #include "opts.h"
 #include "probe.h"
+#include "taps.h"
 #include "util.h"
 
 static int num, failed;
@@ -75,6 +76,21 @@ static void test_ktap_lines(void)
 
 	check(!strcmp(got, want), "ktap.lines", got);
 	check(ktap_exit_code(ktap_counts()) == KSFT_FAIL, "ktap.exit_fail", NULL);
+}
+
+/* A diagnosis mode (no header ever) must not lose what it printed early. */
+static void emit_no_header(void)
+{
+	ktap_print_msg("held back");
+	ktap_no_header();
+	ktap_print_msg("direct");
+}
+
+static void test_ktap_no_header(void)
+{
+	char *got = capture(emit_no_header);
+
+	check(!strcmp(got, "# held back\n# direct\n"), "ktap.no_header", got);
 }
 
 static void test_ktap_exit_codes(void)
@@ -261,6 +277,29 @@ static void test_config(void)
 		      reason);
 	}
 	unlink(path);
+}
+
+/* /proc/net/packet lines and uid_map texts as kernels print them. */
+static void test_env_parsers(void)
+{
+	struct zc_tap t;
+
+	check(!zc_taps_parse_line("ffff8a0c4e6f0800 3      3      0003   0     1     0      0      123456\n", &t) &&
+	      t.inode == 123456 && t.type == 3 && t.proto == 0x0003 &&
+	      !t.ifindex && t.running && t.ignore_outgoing == -1 && t.fd == -1,
+	      "taps.parse_unbound_all", NULL);
+	check(!zc_taps_parse_line("ffff8a0c4e6f1000 3      2      0800   4     0     0      0      99\n", &t) &&
+	      t.type == 2 && t.proto == 0x0800 && t.ifindex == 4 && !t.running,
+	      "taps.parse_bound_ip", NULL);
+	check(zc_taps_parse_line("sk       RefCnt Type Proto  Iface R Rmem   User   Inode\n", &t) == -1,
+	      "taps.parse_header", NULL);
+	check(zc_uid_map_is_initial("         0          0 4294967295\n"),
+	      "userns.initial_map", NULL);
+	check(!zc_uid_map_is_initial("         0          0          1\n") &&
+	      !zc_uid_map_is_initial("         0       1000          1\n") &&
+	      !zc_uid_map_is_initial("0 0 4294967295\n1 1 1\n") &&
+	      !zc_uid_map_is_initial(""),
+	      "userns.child_maps", NULL);
 }
 
 static void test_pattern(void)
@@ -570,12 +609,14 @@ int main(void)
 {
 	printf("TAP version 13\n");
 	test_ktap_lines();
+	test_ktap_no_header();
 	test_ktap_exit_codes();
 	test_metric_grammar();
 	test_stats();
 	test_opts();
 	test_case_select();
 	test_config();
+	test_env_parsers();
 	test_pattern();
 	test_parse_numbers();
 	test_kmsg_parse();

@@ -56,20 +56,31 @@ void ktap_reset(void)
 		free(early[--nearly]);
 }
 
-void ktap_header(void)
+static void flush_early(void)
 {
 	int i;
 
-	if (header_done)
-		return;
-	header_done = true;
-	fprintf(out(), "TAP version 13\n");
 	for (i = 0; i < nearly; i++) {
 		fprintf(out(), "# %s\n", early[i]);
 		free(early[i]);
 	}
 	nearly = 0;
 	fflush(out());
+}
+
+void ktap_header(void)
+{
+	if (header_done)
+		return;
+	header_done = true;
+	fprintf(out(), "TAP version 13\n");
+	flush_early();
+}
+
+void ktap_no_header(void)
+{
+	header_done = true;
+	flush_early();
 }
 
 void ktap_plan(unsigned int n)

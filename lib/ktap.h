@@ -29,6 +29,11 @@ struct ktap_counts {
 void ktap_set_output(FILE *out);
 void ktap_reset(void);
 void ktap_header(void);
+/*
+ * For modes that print diagnostics only (no TAP header ever follows):
+ * what was held back for the header, and all that follows, goes out now.
+ */
+void ktap_no_header(void);
 void ktap_plan(unsigned int n);
 void ktap_print_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -10,6 +10,7 @@
 #include <sys/time.h>
 #include <linux/ethtool.h>
 #include <linux/genetlink.h>
+#include <bpf/libbpf.h>
 #include <linux/netlink.h>
 #include <linux/sockios.h>
 
@@ -220,5 +221,34 @@ int zc_netdev_queues(int ifindex, unsigned int *rx, unsigned int *tx)
 		return err;
 	*rx = ch.rx_count + ch.combined_count;
 	*tx = ch.tx_count + ch.combined_count;
+	return 0;
+}
+
+/* ethtool's legacy get of one on/off offload; 1, 0 or -errno. */
+static int ethtool_flag(int ifindex, __u32 cmd)
+{
+	struct ethtool_value v = { .cmd = cmd };
+	int err = ethtool_ioctl(ifindex, &v);
+
+	return err ? err : !!v.data;
+}
+
+int zc_netdev_offloads(int ifindex, int *sg, int *tx_csum)
+{
+	*sg = ethtool_flag(ifindex, ETHTOOL_GSG);
+	*tx_csum = ethtool_flag(ifindex, ETHTOOL_GTXCSUM);
+	return *sg < 0 ? *sg : *tx_csum < 0 ? *tx_csum : 0;
+}
+
+int zc_netdev_xdp(int ifindex, int *mode, unsigned int *prog_id)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	int err = bpf_xdp_query(ifindex, 0, &q);
+
+	if (err)
+		return err;
+	*mode = q.attach_mode;
+	*prog_id = q.prog_id ? q.prog_id : q.drv_prog_id ? q.drv_prog_id :
+		   q.skb_prog_id ? q.skb_prog_id : q.hw_prog_id;
 	return 0;
 }

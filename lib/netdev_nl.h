@@ -39,4 +39,16 @@ int zc_netdev_driver(int ifindex, char *buf, size_t len);
  */
 int zc_netdev_queues(int ifindex, unsigned int *rx, unsigned int *tx);
 
+/*
+ * Scatter-gather and transmit checksum offloads (ETHTOOL_GSG/GTXCSUM):
+ * without them a zero-copy send is copied before it leaves. Each 1, 0 or
+ * -errno; returns 0 when both were read.
+ */
+int zc_netdev_offloads(int ifindex, int *sg, int *tx_csum);
+/*
+ * The XDP program on a device: mode XDP_ATTACHED_* (linux/if_link.h; 0
+ * none, DRV native, SKB generic, HW, MULTI) and its id. 0 or -errno.
+ */
+int zc_netdev_xdp(int ifindex, int *mode, unsigned int *prog_id);
+
 #endif

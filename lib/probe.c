@@ -4,8 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <linux/bpf.h>
+#include <linux/io_uring.h>
 #include <zlib.h>
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
 
 #include "compat.h"
@@ -67,6 +72,140 @@ int zc_require_bpf_caps(char *reason, size_t len)
 	     zc_have_cap(CAP_NET_ADMIN)))
 		return 0;
 	snprintf(reason, len, "needs CAP_BPF+CAP_PERFMON+CAP_NET_ADMIN or CAP_SYS_ADMIN");
+	return -1;
+}
+
+bool zc_uid_map_is_initial(const char *text)
+{
+	unsigned long inside, outside, count;
+	int n = 0;
+
+	if (sscanf(text, " %lu %lu %lu %n", &inside, &outside, &count, &n) != 3)
+		return false;
+	return !inside && !outside && count == 4294967295UL && !text[n];
+}
+
+int zc_userns_initial(void)
+{
+	char buf[512];
+	ssize_t n;
+	FILE *f;
+
+	f = fopen("/proc/self/uid_map", "re");
+	if (!f)
+		return -errno;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	return zc_uid_map_is_initial(buf);
+}
+
+bool zc_have_cap_init(cap_value_t cap)
+{
+	return zc_have_cap(cap) && zc_userns_initial() == 1;
+}
+
+/* "runs in a user namespace (uid_map 0 0 1)", or "" in the initial one. */
+static const char *userns_desc(void)
+{
+	static char buf[96];
+	unsigned long in = 0, out = 0, cnt = 0;
+	FILE *f;
+
+	if (zc_userns_initial() != 0)
+		return "";
+	f = fopen("/proc/self/uid_map", "re");
+	if (f) {
+		if (fscanf(f, "%lu %lu %lu", &in, &out, &cnt) != 3)
+			in = out = cnt = 0;
+		fclose(f);
+	}
+	snprintf(buf, sizeof(buf), "runs in a user namespace (uid_map %lu %lu %lu)",
+		 in, out, cnt);
+	return buf;
+}
+
+/* Seccomp mode from /proc/self/status: 2 is a filter. */
+static int seccomp_mode(void)
+{
+	char line[128];
+	int mode = -1;
+	FILE *f;
+
+	f = fopen("/proc/self/status", "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Seccomp: %d", &mode) == 1)
+			break;
+	fclose(f);
+	return mode;
+}
+
+int zc_probe_bpf(char *reason, size_t len)
+{
+	/* r0 = 0 (TC_ACT_OK); exit */
+	static const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	static int cached = 1;
+	static char why[256];
+	int fd, err;
+
+	if (cached <= 0) {
+		if (cached < 0)
+			snprintf(reason, len, "%s", why);
+		return cached;
+	}
+	fd = bpf_prog_load(BPF_PROG_TYPE_SCHED_CLS, "zc_probe", "GPL", insns,
+			   2, NULL);
+	if (fd >= 0) {
+		close(fd);
+		cached = 0;
+		return 0;
+	}
+	err = errno;
+	if (zc_userns_initial() == 0 && (err == EPERM || err == EACCES))
+		snprintf(why, sizeof(why),
+			 "%s: BPF needs CAP_BPF+CAP_NET_ADMIN or CAP_SYS_ADMIN in the initial user namespace (BPF_PROG_LOAD: %s)",
+			 userns_desc(), strerror(err));
+	else
+		snprintf(why, sizeof(why), "BPF_PROG_LOAD of a 2-instruction tc program: %s",
+			 strerror(err));
+	cached = -1;
+	snprintf(reason, len, "%s", why);
+	return -1;
+}
+
+int zc_probe_uring(char *reason, size_t len)
+{
+	struct io_uring_params p = { 0 };
+	long dis = 0;
+	int fd, err;
+
+	fd = syscall(__NR_io_uring_setup, 2, &p);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	err = errno;
+	zc_sysctl_read("kernel.io_uring_disabled", &dis);
+	if (err == ENOSYS)
+		snprintf(reason, len, "kernel lacks io_uring (io_uring_setup: ENOSYS, CONFIG_IO_URING)");
+	else if (dis)
+		snprintf(reason, len, "io_uring disabled by kernel.io_uring_disabled=%ld (io_uring_setup: %s)",
+			 dis, strerror(err));
+	else if (err == EPERM && seccomp_mode() == 2)
+		snprintf(reason, len, "io_uring_setup: %s under a seccomp filter (Seccomp: 2), kernel.io_uring_disabled=0",
+			 strerror(err));
+	else if (err == EPERM)
+		snprintf(reason, len, "io_uring_setup: %s with kernel.io_uring_disabled=0 and no seccomp filter: an LSM?",
+			 strerror(err));
+	else
+		snprintf(reason, len, "io_uring_setup: %s", strerror(err));
 	return -1;
 }
 

@@ -18,6 +18,30 @@ bool zc_have_cap(cap_value_t cap);
 int zc_require_bpf_caps(char *reason, size_t len);
 
 /*
+ * User namespaces. CAP_BPF, CAP_PERFMON, CAP_IPC_LOCK (and CAP_SYS_ADMIN
+ * for BPF) count only in the initial user namespace; root in a child one
+ * (unshare -Ur, rootless containers) has them in name only.
+ * zc_userns_initial: 1 initial, 0 a child, -errno unknown.
+ */
+int zc_userns_initial(void);
+/* Is this /proc/PID/uid_map text the initial namespace's identity map? */
+bool zc_uid_map_is_initial(const char *text);
+/* The capability in effect where it counts (the initial user namespace). */
+bool zc_have_cap_init(cap_value_t cap);
+/*
+ * Can this process load BPF programs? Tries one (a two-instruction tc
+ * program): 0, or -1 with a reason that names the user namespace and
+ * the capability when those are why.
+ */
+int zc_probe_bpf(char *reason, size_t len);
+/*
+ * Does io_uring_setup work here? Tries it: seccomp (Docker's default
+ * profile), an LSM, kernel.io_uring_disabled or a kernel without
+ * CONFIG_IO_URING each give their own reason. 0, or -1 with the reason.
+ */
+int zc_probe_uring(char *reason, size_t len);
+
+/*
  * Kernel config: 'y', 'm', 'n' (absent or "is not set"), or 0 when no
  * config could be read (/proc/config.gz, /boot/config-$(uname -r)).
  */

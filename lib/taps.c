@@ -17,7 +17,11 @@
 #include "compat.h"
 #include "ktap.h"
 #include "netns.h"
+#include "probe.h"
 #include "taps.h"
+
+#define ZC_TAPS_MAX	256
+#define ZC_TAPS_ALL_MAX	1024
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open	434
@@ -189,22 +193,170 @@ static void classify(struct zc_tap *t)
 	t->copies_rx = t->running && (t->proto == ETH_P_ALL || ip);
 }
 
+unsigned long zc_netns_inode(int nsfd)
+{
+	struct stat st;
+
+	if (nsfd >= 0 ? fstat(nsfd, &st) : stat("/proc/thread-self/ns/net", &st))
+		return 0;
+	return st.st_ino;
+}
+
+static int list_one(int nsfd, struct list_args *la)
+{
+	unsigned long ino = zc_netns_inode(nsfd);
+	int first = la->total, ret, i;
+
+	if (nsfd >= 0)
+		ret = zc_netns_run(nsfd, read_packet_table, la);
+	else
+		ret = read_packet_table(la);
+	for (i = first; i < la->total && i < la->max; i++)
+		la->taps[i].netns = ino;
+	return ret;
+}
+
+static int finish_list(struct list_args *la)
+{
+	int i, n = la->total < la->max ? la->total : la->max;
+
+	find_owners(la->taps, n);
+	for (i = 0; i < n; i++)
+		classify(&la->taps[i]);
+	return la->total;
+}
+
 int zc_taps_list(int nsfd, struct zc_tap *taps, int max)
 {
 	struct list_args la = { taps, max, 0 };
-	int ret, i, n;
+	int ret = list_one(nsfd, &la);
 
-	if (nsfd >= 0)
-		ret = zc_netns_run(nsfd, read_packet_table, &la);
-	else
-		ret = read_packet_table(&la);
-	if (ret < 0)
-		return ret;
-	n = la.total < max ? la.total : max;
-	find_owners(taps, n);
-	for (i = 0; i < n; i++)
-		classify(&taps[i]);
-	return la.total;
+	return ret < 0 ? ret : finish_list(&la);
+}
+
+#define ZC_NETNS_MAX	512
+
+/* Add the namespace at path once (by inode), listing its taps. */
+static void list_ns_path(const char *path, unsigned long *seen, int *nseen,
+			 struct list_args *la)
+{
+	struct stat st;
+	int i, fd;
+
+	if (stat(path, &st) || *nseen >= ZC_NETNS_MAX)
+		return;
+	for (i = 0; i < *nseen; i++)
+		if (seen[i] == st.st_ino)
+			return;
+	seen[(*nseen)++] = st.st_ino;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	list_one(fd, la);
+	close(fd);
+}
+
+int zc_taps_all(struct zc_tap *taps, int max)
+{
+	struct list_args la = { taps, max, 0 };
+	unsigned long *seen;
+	char path[300];
+	struct dirent *de;
+	int nseen = 0;
+	DIR *d;
+
+	seen = calloc(ZC_NETNS_MAX, sizeof(*seen));
+	if (!seen)
+		return -ENOMEM;
+	list_ns_path("/proc/thread-self/ns/net", seen, &nseen, &la);
+	d = opendir("/proc");
+	while (d && (de = readdir(d))) {
+		if (atoi(de->d_name) <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/ns/net", de->d_name);
+		list_ns_path(path, seen, &nseen, &la);
+	}
+	if (d)
+		closedir(d);
+	d = opendir("/run/netns");
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/run/netns/%s", de->d_name);
+		list_ns_path(path, seen, &nseen, &la);
+	}
+	if (d)
+		closedir(d);
+	free(seen);
+	return finish_list(&la);
+}
+
+static const char *proto_name(unsigned int proto);
+
+static bool in_list(unsigned long ino, const unsigned long *own, int nown)
+{
+	int i;
+
+	for (i = 0; i < nown; i++)
+		if (own[i] == ino)
+			return true;
+	return false;
+}
+
+const char *zc_tap_applies(const struct zc_tap *t, int netns_taps,
+			   const unsigned long *own, int nown)
+{
+	bool unbound_all = t->running && t->proto == ETH_P_ALL && !t->ifindex;
+
+	if (in_list(t->netns, own, nown))
+		return t->copies_tx || t->copies_rx ?
+		       "it is in the test's own namespace" : NULL;
+	if (!unbound_all)
+		return NULL;
+	if (netns_taps == 0)
+		return "this kernel keeps one global list of unbound taps (no struct net.ptype_all in BTF, per-namespace lists came in 6.15): it sees every device in every namespace, PACKET_IGNORE_OUTGOING or not (veth's receive)";
+	if (netns_taps < 0)
+		return "the kernel's tap scope is unknown (no vmlinux BTF): before 6.15 an unbound tap sees every namespace";
+	return NULL;
+}
+
+int zc_taps_foreign(const int *nsfds, int nown, char *why, size_t len)
+{
+	struct zc_tap *taps = calloc(ZC_TAPS_ALL_MAX, sizeof(*taps));
+	int netns_taps = zc_btf_has_member("net", "ptype_all");
+	unsigned long own[8];
+	int n, i, hits = 0;
+	const char *how;
+
+	if (!taps)
+		return -ENOMEM;
+	if (nown > (int)(sizeof(own) / sizeof(own[0])))
+		nown = sizeof(own) / sizeof(own[0]);
+	for (i = 0; i < nown; i++)
+		own[i] = zc_netns_inode(nsfds[i]);
+	n = zc_taps_all(taps, ZC_TAPS_ALL_MAX);
+	for (i = 0; i < n && i < ZC_TAPS_ALL_MAX; i++) {
+		const struct zc_tap *t = &taps[i];
+
+		if (t->pid == getpid())
+			continue;
+		how = zc_tap_applies(t, netns_taps, own, nown);
+		if (!how)
+			continue;
+		if (!hits++)
+			snprintf(why, len,
+				 "environment: packet tap of pid %d (%s) fd %d, %s %s in netns net:[%lu], copies zero-copy sends: %s",
+				 t->pid, t->pid ? t->comm : "owner unknown", t->fd,
+				 proto_name(t->proto), t->ifindex ? "bound" : "unbound",
+				 t->netns, how);
+	}
+	if (hits > 1) {
+		size_t l = strlen(why);
+
+		snprintf(why + l, len - l, " (and %d more taps)", hits - 1);
+	}
+	free(taps);
+	return n < 0 ? n : hits;
 }
 
 static const char *proto_name(unsigned int proto)
@@ -253,7 +405,6 @@ int zc_tap_format(const struct zc_tap *t, char *buf, size_t len)
 			ign, copies_str(t));
 }
 
-#define ZC_TAPS_MAX	256
 
 int zc_taps_report(int nsfd, const char *where)
 {

@@ -27,6 +27,7 @@ struct zc_tap {
 	int pid;			/* owner, 0 when not found */
 	int fd;				/* owner's fd number, -1 unknown */
 	char comm[16];
+	unsigned long netns;		/* inode of its network namespace */
 	bool copies_tx;		/* copies zero-copy sends leaving this netns */
 	bool copies_rx;		/* copies zero-copy skbs received in it */
 };
@@ -45,6 +46,34 @@ int zc_tap_format(const struct zc_tap *t, char *buf, size_t len);
  * summary first. Returns the number that copy on transmit, or -errno.
  */
 int zc_taps_report(int nsfd, const char *where);
+
+/*
+ * Packet sockets of every network namespace this process can find (of
+ * its processes' /proc/PID/ns/net and the mounts in /run/netns), each
+ * with t->netns set. Returns how many exist (may exceed max) or -errno.
+ */
+int zc_taps_all(struct zc_tap *taps, int max);
+
+/*
+ * Does a packet tap this process did not open copy zero-copy sends
+ * leaving through a device of the namespaces nsfds[]? Taps inside them
+ * always do; on a kernel with one global tap list (no struct
+ * net.ptype_all in BTF, before 6.15) so does every running unbound
+ * ETH_P_ALL tap in any namespace, and where the scope is unknown (no BTF)
+ * those count too. Returns how many apply (or -errno), and for the first
+ * a reason in why, "environment: packet tap of pid P (COMM) ... netns
+ * net:[INODE], copies zero-copy sends: WHY ON THIS KERNEL".
+ */
+int zc_taps_foreign(const int *nsfds, int n, char *why, size_t len);
+/*
+ * Why tap t copies zero-copy sends through the namespaces own[] (inodes)
+ * on a kernel whose tap lists are per namespace (netns_taps 1), global
+ * (0) or unknown (< 0); NULL when it does not.
+ */
+const char *zc_tap_applies(const struct zc_tap *t, int netns_taps,
+			   const unsigned long *own, int nown);
+/* Inode of the network namespace nsfd (-1: the caller's), 0 unknown. */
+unsigned long zc_netns_inode(int nsfd);
 
 /*
  * zc_open_tap() (netns.h) bound to ifindex when non-zero, with

@@ -38,6 +38,7 @@
 #include "meter.h"
 #include "netns.h"
 #include "opts.h"
+#include "env.h"
 #include "probe.h"
 #include "util.h"
 #include "zcsend.h"
@@ -82,6 +83,8 @@ struct ctx {
 	struct tc_drop *skel;
 	bool have_sendmsg_zc, have_usage;
 	char usage_reason[128];
+	char uring_skip[200];	/* "" when io_uring and SEND_ZC work */
+	char bpf_skip[256];	/* "" when BPF loads: the tc sink exists */
 	double send_mbps;	/* udp4.rate.send median, for ratios */
 };
 
@@ -147,6 +150,7 @@ struct rx {
 	bool lo;		/* on a's loopback instead of in b */
 	int fd;			/* bound UDP socket or TCP listener */
 	size_t size;		/* UDP datagram size */
+	unsigned int window;	/* UDP datagrams the receive buffer holds */
 	uint64_t nseq;		/* UDP: datagrams expected */
 	bool verify;
 	atomic_uint_fast64_t dgrams;	/* datagrams or reads so far */
@@ -286,7 +290,8 @@ static int rx_socket(const struct ctx *c, struct rx *r)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = peer_addr(c, r->proto, RX_PORT, r->lo, &ss);
-	int one = 1, rcvbuf = 4 << 20;
+	int one = 1, rcvbuf = 4 << 20, got = 0;
+	socklen_t glen = sizeof(got);
 
 	r->fd = zc_socket_in(r->lo ? c->t.a.nsfd : c->t.b.nsfd,
 			     family_of(r->proto),
@@ -295,7 +300,14 @@ static int rx_socket(const struct ctx *c, struct rx *r)
 		return r->fd;
 	setsockopt(r->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	/* Room for the whole UDP window; FORCE passes rmem_max. */
-	setsockopt(r->fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf));
+	if (setsockopt(r->fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)))
+		/* A user namespace has no CAP_NET_ADMIN where FORCE counts. */
+		setsockopt(r->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	/* A datagram takes about twice its size of buffer (truesize). */
+	r->window = UDP_WINDOW;
+	if (!getsockopt(r->fd, SOL_SOCKET, SO_RCVBUF, &got, &glen) &&
+	    (size_t)got / (2 * (r->size + 1)) < UDP_WINDOW)
+		r->window = got / (2 * (r->size + 1)) ?: 1;
 	if (bind(r->fd, (struct sockaddr *)&ss, len))
 		return -errno;
 	if (!is_udp(r->proto) && listen(r->fd, 4))
@@ -391,7 +403,7 @@ static int fill_payload(void *arg, void *buf, size_t len, uint64_t seq)
 	if (r->rx && is_udp(r->proto)) {
 		/* Stay within the receiver's buffer: no datagram may drop. */
 		end = zc_now() + OP_TIMEOUT;
-		while (seq >= atomic_load(&r->rx->dgrams) + UDP_WINDOW) {
+		while (seq >= atomic_load(&r->rx->dgrams) + r->rx->window) {
 			if (zc_now() >= end || r->rx->err)
 				return -1;
 			usleep(50);
@@ -549,7 +561,7 @@ static bool contract_ok(const struct run *r, uint64_t upto, int want_res,
 
 static uint64_t sink_pkts(const struct ctx *c)
 {
-	return c->skel->bss->pkts;
+	return c->skel ? c->skel->bss->pkts : 0;
 }
 
 /*
@@ -570,6 +582,10 @@ static uint64_t sink_settle(const struct ctx *c, uint64_t pk0, uint64_t want)
 static bool mode_available(const struct ctx *c, const struct zc_case *zc,
 			   const struct case_arg *a)
 {
+	if (zc_send_mode_uring(a->mode) && c->uring_skip[0]) {
+		ktap_skip(zc->name, "%s", c->uring_skip);
+		return false;
+	}
 	if (a->mode == ZC_MODE_SENDMSG_ZC && !c->have_sendmsg_zc) {
 		ktap_skip(zc->name, "kernel lacks IORING_OP_SENDMSG_ZC");
 		return false;
@@ -696,7 +712,8 @@ static void case_requests(const struct zc_case *zc, void *arg)
 	struct ctx *c = arg;
 	bool life = a->kind == K_LIFETIME, udp = is_udp(a->proto);
 	uint64_t n = life ? LIFETIME_SENDS : a->depth * 4 > 128 ? a->depth * 4 : 128;
-	struct session ss = { .sink = !life && udp };
+	/* Without BPF, a receiver in b stands in for the tc sink. */
+	struct session ss = { .sink = !life && udp && c->skel };
 	bool verify = life || (c->o->verify && udp);
 	char why[512];
 	int ret;
@@ -708,9 +725,18 @@ static void case_requests(const struct zc_case *zc, void *arg)
 		return;
 	}
 	ss.unlinked = !life;
+	if (!life && udp && !c->skel)
+		ktap_print_msg("%s: runs with a receiver socket in b instead of the tc drop sink (%s)",
+			       zc->name, c->bpf_skip);
 	ret = session_setup(c, a, &ss, n, c->have_usage, verify);
 	if (ret) {
 		ktap_fail(zc->name, "setup: %s", strerror(-ret));
+		goto out;
+	}
+	/* Requests wait for the receiver's window: it must hold the depth. */
+	if (!ss.sink && udp && ss.rx.window < a->depth) {
+		ktap_skip(zc->name, "the receiver standing in for the tc sink holds %u datagrams, depth %u needs more (SO_RCVBUFFORCE refused; %s)",
+			  ss.rx.window, a->depth, c->bpf_skip);
 		goto out;
 	}
 	ss.r.poison = life;
@@ -754,6 +780,12 @@ static void case_usage(const struct zc_case *zc, void *arg)
 		ktap_skip(zc->name, "%s", c->usage_reason);
 		return;
 	}
+	/* Any local receiver copies: zero-copy needs the tc sink. */
+	if (ss.sink && !c->skel) {
+		ktap_skip(zc->name, "needs the tc drop sink for a path that does not copy: %s",
+			  c->bpf_skip);
+		return;
+	}
 	ret = session_setup(c, a, &ss, n, usage, c->o->verify);
 	if (ret) {
 		ktap_fail(zc->name, "setup: %s", strerror(-ret));
@@ -775,6 +807,8 @@ static void case_usage(const struct zc_case *zc, void *arg)
 		ktap_fail(zc->name, "%s", why);
 	else if (!ss.ok)
 		ktap_fail(zc->name, "contract broken");
+	else if (ss.r.usage_copied > want_cp && zc_env_copy_cause(&c->t, why, sizeof(why)))
+		ktap_skip(zc->name, "%s", why);
 	else
 		ktap_result(zc->name, ss.r.usage_zc == want_zc &&
 			    ss.r.usage_copied == want_cp && !ss.r.usage_other,
@@ -1043,10 +1077,15 @@ static void case_rate(const struct zc_case *zc, void *arg)
 	struct zc_sender *s = NULL;
 	struct zc_rate rate;
 	uint64_t pk0, sunk;
+	char why[512];
 	int ret, fl;
 
 	if (!mode_available(c, zc, a))
 		return;
+	if (!c->skel) {
+		ktap_skip(zc->name, "needs the tc drop sink: %s", c->bpf_skip);
+		return;
+	}
 	cfg.fd = sender_socket(c, P_UDP4, SINK_PORT, false);
 	ret = cfg.fd < 0 ? cfg.fd : 0;
 	if (!ret)
@@ -1064,6 +1103,12 @@ static void case_rate(const struct zc_case *zc, void *arg)
 	if (ret || fl) {
 		ktap_fail(zc->name, "measure: %s, flush: %s%s%s", strerror(-ret),
 			  strerror(-fl), st->violations ? ", " : "", st->violation);
+		goto out;
+	}
+	/* A copy a cause outside the kernel explains is no zcmode to compare. */
+	if (zc_send_mode_zerocopy(a->mode) && st->copied &&
+	    zc_env_copy_cause(&c->t, why, sizeof(why))) {
+		ktap_skip(zc->name, "%s", why);
 		goto out;
 	}
 	rate_report(zc, c, &rate);
@@ -1153,20 +1198,11 @@ static int probe_uring(struct ctx *c, char *reason, size_t len)
 {
 	struct io_uring_probe *p;
 	struct io_uring ring;
-	long dis = 0;
 	int ret;
 
-	zc_sysctl_read("kernel.io_uring_disabled", &dis);
+	if (zc_probe_uring(reason, len))
+		return -1;
 	ret = io_uring_queue_init(2, &ring, 0);
-	if (ret == -ENOSYS) {
-		snprintf(reason, len, "kernel lacks io_uring (CONFIG_IO_URING)");
-		return -1;
-	}
-	if (ret && dis) {
-		snprintf(reason, len, "io_uring disabled by kernel.io_uring_disabled=%ld (io_uring_setup: %s)",
-			 dis, strerror(-ret));
-		return -1;
-	}
 	if (ret) {
 		snprintf(reason, len, "io_uring_setup: %s", strerror(-ret));
 		return -1;
@@ -1185,6 +1221,11 @@ static int probe_uring(struct ctx *c, char *reason, size_t len)
 	return ret;
 }
 
+/*
+ * Capabilities decide for the whole binary; io_uring and BPF only for the
+ * cases that need them (MSG_ZEROCOPY and send() rates, a receiver instead
+ * of the tc sink).
+ */
 static int probe_all(struct ctx *c, char *reason, size_t len)
 {
 	static const cap_value_t caps[] = { CAP_NET_ADMIN, CAP_SYS_ADMIN };
@@ -1192,7 +1233,9 @@ static int probe_all(struct ctx *c, char *reason, size_t len)
 	if (zc_require_caps(reason, len, caps, ZC_ARRAY_SIZE(caps)) ||
 	    zc_require_bpf_caps(reason, len))
 		return -1;
-	return probe_uring(c, reason, len);
+	probe_uring(c, c->uring_skip, sizeof(c->uring_skip));
+	zc_probe_bpf(c->bpf_skip, sizeof(c->bpf_skip));
+	return 0;
 }
 
 /* A SEND_ZC with REPORT_USAGE to the sink: -EINVAL before 6.2. */
@@ -1253,6 +1296,11 @@ static int setup(struct ctx *c, char *err, size_t len)
 	ret = zc_topo_setup(&c->t, MTU, err, len);
 	if (ret)
 		return ret;
+	if (c->bpf_skip[0]) {
+		ktap_print_msg("no BPF, no tc sink: UDP cases use a receiver in b, zero-copy ones skip (%s)",
+			       c->bpf_skip);
+		goto usage;
+	}
 	c->skel = tc_drop__open_and_load();
 	if (!c->skel) {
 		ret = errno ? -errno : -EINVAL;
@@ -1274,7 +1322,9 @@ static int setup(struct ctx *c, char *err, size_t len)
 			 strerror(-ret));
 		return ret;
 	}
-	probe_usage(c);
+usage:
+	if (!c->uring_skip[0])
+		probe_usage(c);
 	return 0;
 }
 
@@ -1312,7 +1362,9 @@ int main(int argc, char **argv)
 		teardown(&c);
 		ktap_exit_fail_msg("%s", reason);
 	}
-	if (!c.have_usage)
+	if (c.uring_skip[0])
+		ktap_print_msg("io_uring cases skip: %s", c.uring_skip);
+	else if (!c.have_usage)
 		ktap_print_msg("%s", c.usage_reason);
 	zc_pin_cpu(o.cpu_tx);
 	ret = zc_run_cases(cases, n, &o, &c);

@@ -81,6 +81,7 @@ struct ctx {
 	int devnull;
 	enum probe_state probe;
 	char probe_reason[256];
+	char bpf_skip[256];	/* "" when BPF loads: sockmap modes can run */
 	struct zc_rate plain_read, ingress_read;
 	bool have_plain_read, have_ingress_read;
 };
@@ -238,7 +239,12 @@ static int set_rcvbuf(struct topo *t, int fd, long bytes)
 	socklen_t len = sizeof(t->rcvbuf);
 	int v = bytes;
 
-	if (bytes && setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &v, sizeof(v)))
+	/*
+	 * In a user namespace FORCE is refused (CAP_NET_ADMIN counts in the
+	 * initial one): take what rmem_max allows; the size is printed.
+	 */
+	if (bytes && setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &v, sizeof(v)) &&
+	    (errno != EPERM || setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v))))
 		return -errno;
 	return getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &t->rcvbuf, &len) ?
 		-errno : 0;
@@ -654,6 +660,17 @@ static long run_rcvbuf(const struct ctx *cx, const struct run *run)
 typedef int (*topo_body)(struct ctx *cx, struct topo *t, const struct run *run,
 			 char *why, size_t len);
 
+/* Sockmap modes need BPF; plain TCP does not. True when c was skipped. */
+static bool skip_no_bpf(const struct zc_case *c, const struct ctx *cx,
+			enum mode m)
+{
+	if (m == MODE_PLAIN || !cx->bpf_skip[0])
+		return false;
+	ktap_skip(c->name, "needs a sockmap and its verdict program: %s",
+		  cx->bpf_skip);
+	return true;
+}
+
 static void topo_case(const struct zc_case *c, struct ctx *cx,
 		      const struct run *run, topo_body body)
 {
@@ -661,6 +678,8 @@ static void topo_case(const struct zc_case *c, struct ctx *cx,
 	struct topo t;
 	int ret;
 
+	if (skip_no_bpf(c, cx, run->mode))
+		return;
 	if (topo_setup(&t, run->mode, run_rcvbuf(cx, run), why, sizeof(why))) {
 		ktap_fail(c->name, "%s", why);
 		return;
@@ -873,6 +892,8 @@ static enum probe_state splice_probe(struct ctx *cx)
 /* For cases that need ingress splice: true to go on, else reported. */
 static bool need_splice(const struct zc_case *c, struct ctx *cx)
 {
+	if (skip_no_bpf(c, cx, MODE_INGRESS))
+		return false;
 	switch (splice_probe(cx)) {
 	case PROBE_SUPPORTED:
 		return true;
@@ -898,6 +919,8 @@ static void case_splice_support(const struct zc_case *c, void *arg)
 {
 	struct ctx *cx = arg;
 
+	if (skip_no_bpf(c, cx, MODE_INGRESS))
+		return;
 	switch (splice_probe(cx)) {
 	case PROBE_SUPPORTED:
 		btf_hint();
@@ -1143,6 +1166,8 @@ static void case_eof_splice(const struct zc_case *c, void *arg)
 	struct ctx *cx = arg;
 	struct run run = { MODE_INGRESS, RX_SPLICE, EOF_BYTES, true };
 
+	if (skip_no_bpf(c, cx, MODE_INGRESS))
+		return;
 	if (splice_probe(cx) == PROBE_UNSUPPORTED)
 		eof_splice_note(cx, c->name);
 	if (need_splice(c, cx))
@@ -1241,6 +1266,8 @@ static void case_rate(const struct zc_case *c, void *arg)
 	struct zc_rate rate;
 	char why[256];
 
+	if (skip_no_bpf(c, cx, s->mode))
+		return;
 	if (s->mode == MODE_INGRESS && s->kind == RX_SPLICE && !need_splice(c, cx))
 		return;
 	if (measure(cx, s, &rate, why, sizeof(why))) {
@@ -1474,6 +1501,8 @@ int main(int argc, char **argv)
 	}
 	if (prereqs(reason, sizeof(reason)))
 		return zc_skip_cases(cases, ZC_ARRAY_SIZE(cases), &cx.o, "%s", reason);
+	if (zc_probe_bpf(cx.bpf_skip, sizeof(cx.bpf_skip)))
+		ktap_print_msg("no BPF: only plain TCP runs (%s)", cx.bpf_skip);
 	if (ctx_init(&cx))
 		ktap_exit_fail_msg("%s: out of memory or no /dev/null", NAME);
 	zc_raise_limits();

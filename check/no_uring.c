@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * no_uring CMD [ARG]...: run CMD under a seccomp filter that fails
+ * io_uring_setup with EPERM, as Docker's default profile does, and
+ * allows everything else.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+
+#if defined(__x86_64__)
+#define ARCH	AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define ARCH	AUDIT_ARCH_AARCH64
+#else
+#error "no_uring: add this architecture's AUDIT_ARCH"
+#endif
+
+#ifndef __NR_io_uring_setup
+#define __NR_io_uring_setup	425
+#endif
+
+int main(int argc, char **argv)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		/* Another ABI (x32, compat) could reach io_uring another way: refuse. */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_setup, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s CMD [ARG]...\n", argv[0]);
+		return 2;
+	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog)) {
+		fprintf(stderr, "%s: seccomp: %s\n", argv[0], strerror(errno));
+		return 2;
+	}
+	execvp(argv[1], argv + 1);
+	fprintf(stderr, "%s: %s: %s\n", argv[0], argv[1], strerror(errno));
+	return 127;
+}
