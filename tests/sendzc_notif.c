@@ -30,6 +30,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <liburing.h>
 #include <bpf/libbpf.h>
 
@@ -1285,8 +1286,65 @@ static void teardown(struct ctx *c)
 	zc_topo_teardown(&c->t);
 }
 
+/*
+ * --peer-exec: another sender (liburing's examples/send-zerocopy.c, say)
+ * on exactly this topology, so tools/zc-peer-bench can hold the suite's
+ * rates against it. The command runs under /bin/sh in namespace a; the
+ * sink's count tells whether its datagrams really reached tc drop.
+ */
+static const char *opt_peer_exec;
+
+enum { OPT_PEER_EXEC = 256 };
+
+static const struct zc_opt_extra extra_opts[] = {
+	{ "peer-exec", 1, OPT_PEER_EXEC, "CMD",
+	  "set up the topology, run CMD (sh -c) in the sender namespace with ZC_PEER_ADDR, ZC_PEER_PORT, ZC_PEER_MTU set, print the datagrams the tc sink counted, exit with CMD's status" },
+	{ NULL }
+};
+
+static int parse_extra(int val, const char *arg, char *err, size_t len)
+{
+	if (val == OPT_PEER_EXEC && *arg) {
+		opt_peer_exec = arg;
+		return 0;
+	}
+	snprintf(err, len, "--peer-exec wants a command");
+	return -1;
+}
+
+static int peer_exec(struct ctx *c)
+{
+	char mtu[16], port[16];
+	uint64_t pk0 = sink_pkts(c);
+	int status = 0;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		snprintf(mtu, sizeof(mtu), "%d", c->t.mtu);
+		snprintf(port, sizeof(port), "%d", SINK_PORT);
+		if (zc_netns_enter(c->t.a.nsfd))
+			_exit(127);
+		setenv("ZC_PEER_ADDR", ZC_ADDR4_B, 1);
+		setenv("ZC_PEER_PORT", port, 1);
+		setenv("ZC_PEER_MTU", mtu, 1);
+		execl("/bin/sh", "sh", "-c", opt_peer_exec, (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	printf("# peer: tc sink counted %llu datagrams\n",
+	       (unsigned long long)(sink_pkts(c) - pk0));
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 static const struct zc_test_desc desc = {
 	.name = TEST_NAME,
+	.extra = extra_opts,
+	.parse = parse_extra,
 	.summary = "io_uring SEND_ZC/SENDMSG_ZC notification contract, REPORT_USAGE, buffer lifetime, zero-copy rates",
 	.size_default = SIZE_DEFAULT,
 	.size_max = SIZE_DEFAULT,
@@ -1314,6 +1372,11 @@ int main(int argc, char **argv)
 	}
 	if (!c.have_usage)
 		ktap_print_msg("%s", c.usage_reason);
+	if (opt_peer_exec) {
+		ret = peer_exec(&c);
+		teardown(&c);
+		return ret;
+	}
 	zc_pin_cpu(o.cpu_tx);
 	ret = zc_run_cases(cases, n, &o, &c);
 	teardown(&c);
