@@ -1037,6 +1037,7 @@ static void case_rate(const struct zc_case *zc, void *arg)
 	};
 	struct zc_sender_cfg cfg = {
 		.mode = a->mode, .size = case_size(c, P_UDP4), .depth = a->depth,
+		.one_buffer = true,
 		.report_usage = c->have_usage && zc_send_mode_uring(a->mode) &&
 				zc_send_mode_zerocopy(a->mode),
 	};
