@@ -1317,13 +1317,39 @@ static const struct zc_opt_extra extra_opts[] = {
 	{ NULL }
 };
 
+/* The command's first word names an executable (a path, or one in PATH). */
+static bool peer_cmd_ok(const char *cmd)
+{
+	char word[PATH_MAX], path[PATH_MAX * 2];
+	const char *env = getenv("PATH");
+	size_t n = strcspn(cmd, " \t");
+	char *dirs, *dir, *save = NULL;
+	bool ok = false;
+
+	if (!n || n >= sizeof(word))
+		return false;
+	memcpy(word, cmd, n);
+	word[n] = '\0';
+	if (strchr(word, '/'))
+		return !access(word, X_OK);
+	dirs = strdup(env ? env : "/usr/bin:/bin");
+	for (dir = strtok_r(dirs, ":", &save); dir && !ok;
+	     dir = strtok_r(NULL, ":", &save)) {
+		snprintf(path, sizeof(path), "%s/%s", dir, word);
+		ok = !access(path, X_OK);
+	}
+	free(dirs);
+	return ok;
+}
+
 static int parse_extra(int val, const char *arg, char *err, size_t len)
 {
-	if (val == OPT_PEER_EXEC && *arg) {
+	if (val == OPT_PEER_EXEC && peer_cmd_ok(arg)) {
 		opt_peer_exec = arg;
 		return 0;
 	}
-	snprintf(err, len, "--peer-exec wants a command");
+	snprintf(err, len, "--peer-exec wants a command whose first word is an executable, got '%.40s'",
+		 arg);
 	return -1;
 }
 
