@@ -234,13 +234,15 @@ static void handle_cqe(struct zc_sender *s, const struct io_uring_cqe *cqe)
 		return;
 	}
 	sl = &s->slots[i];
-	ev = (struct zc_event){ i, seq, cqe->res, cqe->flags, notif };
 	if (notif)
 		on_notif(s, sl, i, cqe);
 	else
 		on_request(s, sl, i, cqe);
-	if (s->cfg.on_event)
+	/* Built only for a listener: rates reap on the hot path. */
+	if (s->cfg.on_event) {
+		ev = (struct zc_event){ i, seq, cqe->res, cqe->flags, notif };
 		s->cfg.on_event(s->cfg.ctx, &ev);
+	}
 }
 
 static unsigned int reap(struct zc_sender *s)
