@@ -136,7 +136,8 @@ int zc_xdpgen_open(struct zc_xdpgen *g, int nsfd, int ifindex, int cpu,
 	int ret;
 
 	memset(g, 0, sizeof(*g));
-	if (len > sizeof(g->frame) || len < 64) {
+	/* BPF_PROG_RUN takes at least an Ethernet header. */
+	if (len > sizeof(g->frame) || len < 14) {
 		snprintf(why, whylen, "frame of %u bytes", len);
 		return -EINVAL;
 	}
