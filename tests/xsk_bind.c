@@ -12,7 +12,8 @@
  * accounted for, next to native XDP_DROP as the reference rate.
  *
  * Traffic runs over the test's own veth pair (side a: the socket; side b:
- * an AF_PACKET generator and a counting XDP program). With --iface the
+ * the generator, in-kernel live frames in native mode or an AF_PACKET
+ * socket in skb mode, and a counting XDP program). With --iface the
  * bind cases run on that device and the data cases skip: the test never
  * sends frames onto a real network.
  */
