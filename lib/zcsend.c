@@ -46,7 +46,7 @@ struct zc_sender {
 	bool fixed_file;
 	const char *ring_desc;
 	unsigned char *area;
-	size_t area_len, stride;
+	size_t area_len, stride;	/* stride 0: one buffer for all slots */
 	struct zc_slot *slots;
 	unsigned int *free_stack;
 	unsigned int nfree;
@@ -234,13 +234,15 @@ static void handle_cqe(struct zc_sender *s, const struct io_uring_cqe *cqe)
 		return;
 	}
 	sl = &s->slots[i];
-	ev = (struct zc_event){ i, seq, cqe->res, cqe->flags, notif };
 	if (notif)
 		on_notif(s, sl, i, cqe);
 	else
 		on_request(s, sl, i, cqe);
-	if (s->cfg.on_event)
+	/* Built only for a listener: rates reap on the hot path. */
+	if (s->cfg.on_event) {
+		ev = (struct zc_event){ i, seq, cqe->res, cqe->flags, notif };
 		s->cfg.on_event(s->cfg.ctx, &ev);
+	}
 }
 
 static unsigned int reap(struct zc_sender *s)
@@ -275,7 +277,8 @@ static void prep_one(struct zc_sender *s, struct io_uring_sqe *sqe,
 	case ZC_MODE_SEND_ZC_FIXED:
 		io_uring_prep_send_zc_fixed(sqe, fd, buf, s->cfg.size,
 					    s->msg_flags, zc_flags,
-					    s->cfg.force_index ? s->cfg.buf_index : i);
+					    s->cfg.force_index ? s->cfg.buf_index :
+					    s->stride ? i : 0);
 		break;
 	case ZC_MODE_SENDMSG_ZC:
 		sl->iov = (struct iovec){ buf, s->cfg.size };
@@ -359,11 +362,22 @@ static int uring_step(struct zc_sender *s, uint64_t *bytes, uint64_t *pkts)
 	prep_free(s, UINT64_MAX);
 	if (s->stopped && s->nfree == s->cfg.depth)
 		return 1;
-	ret = submit_wait(s, 1, STEP_TIMEOUT);
-	if (ret < 0 && ret != -ETIMEDOUT)
+	/*
+	 * Sends to a local sink complete inline and their notifications
+	 * are deferred task work: one enter with GETEVENTS and no wait
+	 * submits and posts both, as liburing's send-zerocopy example's
+	 * submit does. Wait (bounded) only when it brought nothing.
+	 */
+	ret = io_uring_submit_and_get_events(&s->ring);
+	if (ret < 0 && ret != -EINTR)
 		return ret;
-	if (!reap(s) && ret == -ETIMEDOUT)
-		return -ETIMEDOUT;
+	if (!reap(s)) {
+		ret = submit_wait(s, 1, STEP_TIMEOUT);
+		if (ret < 0 && ret != -ETIMEDOUT)
+			return ret;
+		if (!reap(s) && ret == -ETIMEDOUT)
+			return -ETIMEDOUT;
+	}
 	*bytes += s->st.bytes - b0;
 	*pkts += s->st.completed - c0;
 	if (s->st.violations)
@@ -686,13 +700,14 @@ static int ring_setup(struct zc_sender *s)
 		s->fixed_file = true;
 	io_uring_register_ring_fd(&s->ring);
 	if (s->cfg.mode == ZC_MODE_SEND_ZC_FIXED) {
-		struct iovec *iov = calloc(s->cfg.depth, sizeof(*iov));
+		unsigned int nbufs = s->stride ? s->cfg.depth : 1;
+		struct iovec *iov = calloc(nbufs, sizeof(*iov));
 
 		if (!iov)
 			return -ENOMEM;
-		for (i = 0; i < s->cfg.depth; i++)
+		for (i = 0; i < nbufs; i++)
 			iov[i] = (struct iovec){ zc_sender_buf(s, i), s->cfg.size };
-		ret = io_uring_register_buffers(&s->ring, iov, s->cfg.depth);
+		ret = io_uring_register_buffers(&s->ring, iov, nbufs);
 		free(iov);
 		if (ret)
 			return ret;
@@ -724,7 +739,9 @@ static int alloc_slots(struct zc_sender *s)
 	unsigned int i;
 
 	s->stride = (s->cfg.size + page - 1) / page * page;
-	s->area_len = s->stride * s->cfg.depth;
+	s->area_len = s->stride * (s->cfg.one_buffer ? 1 : s->cfg.depth);
+	if (s->cfg.one_buffer)
+		s->stride = 0;
 	s->area = mmap(NULL, s->area_len, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (s->area == MAP_FAILED) {
@@ -738,7 +755,7 @@ static int alloc_slots(struct zc_sender *s)
 	/* Highest index on the bottom: slot 0 is used first. */
 	for (i = s->cfg.depth; i-- > 0;)
 		slot_free(s, i);
-	for (i = 0; i < s->cfg.depth; i++)
+	for (i = 0; i < (s->stride ? s->cfg.depth : 1); i++)
 		zc_pattern_fill(zc_sender_buf(s, i), s->cfg.size, PATTERN_SEED,
 				(uint64_t)i * s->cfg.size);
 	return 0;
@@ -750,7 +767,8 @@ struct zc_sender *zc_sender_open(const struct zc_sender_cfg *cfg, int *err)
 	int ret;
 
 	if ((unsigned int)cfg->mode >= ZC_MODE_COUNT || !cfg->size ||
-	    cfg->depth > ZC_SEND_MAX_DEPTH || cfg->fd < 0) {
+	    cfg->depth > ZC_SEND_MAX_DEPTH || cfg->fd < 0 ||
+	    (cfg->one_buffer && cfg->fill)) {
 		*err = -EINVAL;
 		return NULL;
 	}

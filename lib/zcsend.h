@@ -70,6 +70,13 @@ struct zc_sender_cfg {
 	/* SEND_ZC_FIXED: send with buf_index instead of the slot's (error tests). */
 	bool force_index;
 	unsigned int buf_index;
+	/*
+	 * Every slot sends the same buffer (one registered buffer for
+	 * SEND_ZC_FIXED), as liburing's send-zerocopy example does: for rates,
+	 * where nothing rewrites the data (fill NULL) and one 64 KiB source
+	 * stays in cache for the copying modes. Slots still gate requests.
+	 */
+	bool one_buffer;
 	zc_fill_fn fill;	/* NULL: slots keep a fixed pattern */
 	zc_event_fn on_event;
 	void *ctx;

@@ -30,6 +30,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <liburing.h>
 #include <bpf/libbpf.h>
 
@@ -62,6 +63,8 @@
 #define SETTLE		2.0	/* for the last datagrams to reach the sink */
 #define GRACE		0.05	/* late CQEs nobody expects are looked for this long */
 #define WARMUP		0.2
+/* The rates' send buffer: what liburing's send-zerocopy example asks for. */
+#define RATE_SNDBUF	(1 << 21)
 #define POISON		0xa5
 
 enum proto { P_UDP4, P_UDP6, P_TCP4, P_UNIX };
@@ -1033,12 +1036,16 @@ static void rate_config(const struct zc_case *zc, const struct ctx *c,
 			const struct zc_sender_cfg *cfg,
 			const struct zc_sender *s)
 {
-	ktap_print_msg("config: %s mode=%s size=%zu depth=%u fixed_buf=%s report_usage=%s ring=%s proto=udp4 sink=tc_drop cpu_tx=%d cpu_rx=%d mtu=%d kernel=%s duration=%g repeat=%d warmup=%g",
+	int sndbuf = 0;
+	socklen_t len = sizeof(sndbuf);
+
+	getsockopt(cfg->fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &len);
+	ktap_print_msg("config: %s mode=%s size=%zu depth=%u one_buffer=%s fixed_buf=%s report_usage=%s ring=%s sndbuf=%d proto=udp4 sink=tc_drop cpu_tx=%d cpu_rx=%d mtu=%d kernel=%s duration=%g repeat=%d warmup=%g",
 		       zc->name, zc_send_mode_name(cfg->mode), cfg->size,
-		       cfg->depth,
+		       cfg->depth, cfg->one_buffer ? "yes" : "no",
 		       cfg->mode == ZC_MODE_SEND_ZC_FIXED ? "yes" : "no",
 		       cfg->report_usage ? "yes" : "no",
-		       zc_sender_ring_desc(s), c->o->cpu_tx, c->o->cpu_rx,
+		       zc_sender_ring_desc(s), sndbuf, c->o->cpu_tx, c->o->cpu_rx,
 		       c->t.mtu, zc_kernel_release(), c->o->duration,
 		       c->o->repeat, WARMUP);
 }
@@ -1070,6 +1077,7 @@ static void case_rate(const struct zc_case *zc, void *arg)
 	};
 	struct zc_sender_cfg cfg = {
 		.mode = a->mode, .size = case_size(c, P_UDP4), .depth = a->depth,
+		.one_buffer = true,
 		.report_usage = c->have_usage && zc_send_mode_uring(a->mode) &&
 				zc_send_mode_zerocopy(a->mode),
 	};
@@ -1088,6 +1096,14 @@ static void case_rate(const struct zc_case *zc, void *arg)
 	}
 	cfg.fd = sender_socket(c, P_UDP4, SINK_PORT, false);
 	ret = cfg.fd < 0 ? cfg.fd : 0;
+	/*
+	 * Eight 64 KiB sends in flight overrun the default send buffer
+	 * (wmem_default) whenever softirq falls behind, and a full buffer
+	 * sends io_uring requests the slow way (poll, then retry).
+	 */
+	if (!ret && setsockopt(cfg.fd, SOL_SOCKET, SO_SNDBUF,
+			       &(int){ RATE_SNDBUF }, sizeof(int)))
+		ret = -errno;
 	if (!ret)
 		s = zc_sender_open(&cfg, &ret);
 	if (!s) {
@@ -1335,8 +1351,91 @@ static void teardown(struct ctx *c)
 	zc_topo_teardown(&c->t);
 }
 
+/*
+ * --peer-exec: another sender (liburing's examples/send-zerocopy.c, say)
+ * on exactly this topology, so tools/zc-peer-bench can hold the suite's
+ * rates against it. The command runs under /bin/sh in namespace a; the
+ * sink's count tells whether its datagrams really reached tc drop.
+ */
+static const char *opt_peer_exec;
+
+enum { OPT_PEER_EXEC = 256 };
+
+static const struct zc_opt_extra extra_opts[] = {
+	{ "peer-exec", 1, OPT_PEER_EXEC, "CMD",
+	  "set up the topology, run CMD (sh -c) in the sender namespace with ZC_PEER_ADDR, ZC_PEER_PORT, ZC_PEER_MTU set, print the datagrams the tc sink counted, exit with CMD's status" },
+	{ NULL }
+};
+
+/* The command's first word names an executable (a path, or one in PATH). */
+static bool peer_cmd_ok(const char *cmd)
+{
+	char word[PATH_MAX], path[PATH_MAX * 2];
+	const char *env = getenv("PATH");
+	size_t n = strcspn(cmd, " \t");
+	char *dirs, *dir, *save = NULL;
+	bool ok = false;
+
+	if (!n || n >= sizeof(word))
+		return false;
+	memcpy(word, cmd, n);
+	word[n] = '\0';
+	if (strchr(word, '/'))
+		return !access(word, X_OK);
+	dirs = strdup(env ? env : "/usr/bin:/bin");
+	for (dir = strtok_r(dirs, ":", &save); dir && !ok;
+	     dir = strtok_r(NULL, ":", &save)) {
+		snprintf(path, sizeof(path), "%s/%s", dir, word);
+		ok = !access(path, X_OK);
+	}
+	free(dirs);
+	return ok;
+}
+
+static int parse_extra(int val, const char *arg, char *err, size_t len)
+{
+	if (val == OPT_PEER_EXEC && peer_cmd_ok(arg)) {
+		opt_peer_exec = arg;
+		return 0;
+	}
+	snprintf(err, len, "--peer-exec wants a command whose first word is an executable, got '%.40s'",
+		 arg);
+	return -1;
+}
+
+static int peer_exec(struct ctx *c)
+{
+	char mtu[16], port[16];
+	uint64_t pk0 = sink_pkts(c);
+	int status = 0;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		snprintf(mtu, sizeof(mtu), "%d", c->t.mtu);
+		snprintf(port, sizeof(port), "%d", SINK_PORT);
+		if (zc_netns_enter(c->t.a.nsfd))
+			_exit(127);
+		setenv("ZC_PEER_ADDR", ZC_ADDR4_B, 1);
+		setenv("ZC_PEER_PORT", port, 1);
+		setenv("ZC_PEER_MTU", mtu, 1);
+		execl("/bin/sh", "sh", "-c", opt_peer_exec, (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	printf("# peer: tc sink counted %llu datagrams\n",
+	       (unsigned long long)(sink_pkts(c) - pk0));
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 static const struct zc_test_desc desc = {
 	.name = TEST_NAME,
+	.extra = extra_opts,
+	.parse = parse_extra,
 	.summary = "io_uring SEND_ZC/SENDMSG_ZC notification contract, REPORT_USAGE, buffer lifetime, zero-copy rates",
 	.size_default = SIZE_DEFAULT,
 	.size_max = SIZE_DEFAULT,
@@ -1366,6 +1465,11 @@ int main(int argc, char **argv)
 		ktap_print_msg("io_uring cases skip: %s", c.uring_skip);
 	else if (!c.have_usage)
 		ktap_print_msg("%s", c.usage_reason);
+	if (opt_peer_exec) {
+		ret = peer_exec(&c);
+		teardown(&c);
+		return ret;
+	}
 	zc_pin_cpu(o.cpu_tx);
 	ret = zc_run_cases(cases, n, &o, &c);
 	teardown(&c);

@@ -12,7 +12,8 @@
  * accounted for, next to native XDP_DROP as the reference rate.
  *
  * Traffic runs over the test's own veth pair (side a: the socket; side b:
- * an AF_PACKET generator and a counting XDP program). With --iface the
+ * the generator, in-kernel live frames in native mode or an AF_PACKET
+ * socket in skb mode, and a counting XDP program). With --iface the
  * bind cases run on that device and the data cases skip: the test never
  * sends frames onto a real network.
  */
@@ -40,6 +41,7 @@
 #include "opts.h"
 #include "probe.h"
 #include "util.h"
+#include "xdpgen.h"
 #include "xsk.h"
 #include "xsk.skel.h"
 
@@ -97,7 +99,12 @@ struct side {
 	int link;
 };
 
+/*
+ * Frames into side a from side b: BPF_PROG_RUN live frames (lib/xdpgen.h)
+ * where a runs NAPI (native XDP), else an AF_PACKET socket.
+ */
 struct gen {
+	struct zc_xdpgen *live;	/* in-kernel generator, or NULL */
 	int fd;			/* AF_PACKET on side b */
 	int cpu;
 	bool payload;		/* rewrite the payload of every frame */
@@ -105,7 +112,7 @@ struct gen {
 	uint8_t frame[FRAME_MAX];
 	uint8_t dst[6], src[6];
 	uint64_t seq, sent, dropped, max;
-	double deadline;
+	double deadline, t0, t1;	/* t0/t1: the sending thread's run */
 	int err;
 	int stop;
 	pthread_t thr;
@@ -356,6 +363,7 @@ static void *gen_thread(void *arg)
 	int r;
 
 	zc_pin_cpu(g->cpu);
+	g->t0 = zc_now();
 	for (i = 0; g->sent + g->dropped < g->max; i++) {
 		if (!(i & 63) && (__atomic_load_n(&g->stop, __ATOMIC_RELAXED) ||
 				  zc_now() >= g->deadline))
@@ -368,11 +376,45 @@ static void *gen_thread(void *arg)
 			break;
 		}
 	}
+	g->t1 = zc_now();
 	return NULL;
+}
+
+/*
+ * The live-frame generator into side a, where a runs NAPI. Returns 0, or
+ * -errno with the reason in why (the caller falls back to AF_PACKET).
+ */
+static int gen_open_live(struct gen *g, struct dut *d, uint32_t len,
+			 bool payload, char *why, size_t whylen)
+{
+	uint8_t frame[FRAME_MAX];
+	int err;
+
+	memset(g, 0, sizeof(*g));
+	g->fd = -1;
+	g->live = calloc(1, sizeof(*g->live));
+	if (!g->live)
+		return -ENOMEM;
+	zc_xsk_frame_build(frame, len, d->topo.a.mac, d->topo.b.mac, 0, true);
+	err = zc_xdpgen_open(g->live, d->topo.b.nsfd, d->topo.b.ifindex,
+			     d->o->cpu_tx, frame, len, payload, why, whylen);
+	if (err) {
+		zc_xdpgen_close(g->live);
+		free(g->live);
+		g->live = NULL;
+	}
+	return err;
 }
 
 static int gen_start(struct gen *g, double seconds)
 {
+	int err;
+
+	if (g->live) {
+		err = zc_xdpgen_start(g->live, seconds, GEN_MAX_FRAMES);
+		g->running = !err;
+		return err;
+	}
 	g->deadline = zc_now() + seconds;
 	g->max = GEN_MAX_FRAMES;
 	if (pthread_create(&g->thr, NULL, gen_thread, g))
@@ -381,17 +423,59 @@ static int gen_start(struct gen *g, double seconds)
 	return 0;
 }
 
+/* Frames the device passed on (sent) and refused (dropped), once stopped. */
+static void gen_live_account(struct gen *g)
+{
+	uint64_t made = zc_xdpgen_generated(g->live), refused = 0;
+	int err = zc_xdpgen_refused(g->live, &refused);
+
+	if (err && !g->err)
+		g->err = err;
+	if (refused > made)
+		refused = made;
+	g->sent = made - refused;
+	g->dropped = refused;
+	if (!g->err)
+		g->err = g->live->err;
+	g->t0 = g->live->t0;
+	g->t1 = g->live->t1;
+}
+
 static void gen_stop(struct gen *g)
 {
+	if (g->live) {
+		zc_xdpgen_stop(g->live);
+		if (g->running)
+			gen_live_account(g);
+		g->running = false;
+		return;
+	}
 	__atomic_store_n(&g->stop, 1, __ATOMIC_RELAXED);
 	if (g->running)
 		pthread_join(g->thr, NULL);
 	g->running = false;
 }
 
+/* The generator's own rate over its run, Mpps (0: it did not run). */
+static double gen_mpps(const struct gen *g)
+{
+	return g->t1 > g->t0 ? (g->sent + g->dropped) / (g->t1 - g->t0) / 1e6 : 0;
+}
+
+static const char *gen_desc(const struct gen *g)
+{
+	return g->live ? "BPF_PROG_RUN(live frames, redirect, ~0.1 s of frames/syscall)" :
+			 "AF_PACKET(qdisc bypass, 1 frame/send)";
+}
+
 static void gen_close(struct gen *g)
 {
 	gen_stop(g);
+	if (g->live) {
+		zc_xdpgen_close(g->live);
+		free(g->live);
+		g->live = NULL;
+	}
 	if (g->fd >= 0)
 		close(g->fd);
 	g->fd = -1;
@@ -1057,9 +1141,9 @@ static void print_config(const struct run *r, const struct zc_case *c,
 			 "bind=%s+need_wakeup umem=%ux%uB rx/tx ring=%u fill/comp ring=%u batch=%d rx-idle=%d spins then poll 1ms",
 			 bm_name[dc->bm], r->x.nframes, r->x.frame_size, r->x.rx.size,
 			 r->x.fq.size, BATCH, IDLE_SPIN);
-	ktap_print_msg("config: %s frame=%uB %s xdp=%s queue=%u generator=AF_PACKET(qdisc bypass, 1 frame/send) cpus tx=%d rx=%d mtu=%d kernel=%s duration=%gs repeat=%d warmup=%gs verify=%s cpu=whole process incl. generator\n",
+	ktap_print_msg("config: %s frame=%uB %s xdp=%s queue=%u generator=%s cpus tx=%d rx=%d mtu=%d kernel=%s duration=%gs repeat=%d warmup=%gs verify=%s cpu=whole process incl. generator\n",
 		       c->name, d->frame_len, sock, at_name[dc->at], d->queue,
-		       o->cpu_tx, o->cpu_rx, d->topo.mtu, zc_kernel_release(),
+		       gen_desc(&r->g), o->cpu_tx, o->cpu_rx, d->topo.mtu, zc_kernel_release(),
 		       o->duration, o->repeat, WARMUP_S, o->verify ? "yes" : "no");
 }
 
@@ -1161,6 +1245,23 @@ static bool account(struct run *r, const struct data_case *dc)
 	return ok && !r->why[0];
 }
 
+/*
+ * The data cases' generator: live frames where side a runs native XDP (an
+ * AF_PACKET sender, one frame per syscall, would be the limit there), else
+ * AF_PACKET; the reason is printed when live frames cannot run.
+ */
+static int gen_open_data(struct run *r, const struct data_case *dc)
+{
+	char why[160];
+
+	if (dc->at == AT_NATIVE &&
+	    !gen_open_live(&r->g, r->d, r->d->frame_len, r->verify, why, sizeof(why)))
+		return 0;
+	if (dc->at == AT_NATIVE)
+		ktap_print_msg("live-frame generator unavailable (%s): AF_PACKET instead\n", why);
+	return gen_open(&r->g, r->d, r->d->frame_len, r->verify);
+}
+
 /* Socket bound, rings primed, generator running. */
 static int data_start(struct run *r, const struct data_case *dc)
 {
@@ -1186,7 +1287,7 @@ static int data_start(struct run *r, const struct data_case *dc)
 	}
 	if (dc->k != K_XDPDROP)
 		zc_xsk_fill(&r->x, r->x.nframes);
-	err = gen_open(&r->g, r->d, r->d->frame_len, r->verify);
+	err = gen_open_data(r, dc);
 	if (!err)
 		err = gen_start(&r->g, WARMUP_S + o->repeat * o->duration + 2 * SETTLE_S);
 	if (err)
@@ -1257,6 +1358,12 @@ static void case_data(const struct zc_case *c, void *ctx)
 		if (dc->k != K_XDPDROP)
 			ktap_zcmode(prefix, r.zc ? rate.pkts : 0, r.zc ? 0 : rate.pkts);
 		zc_report_rate(prefix, &rate, true);
+		/* The generator's own rate: is it above what it feeds? */
+		if (dc->k != K_TXONLY) {
+			snprintf(prefix, sizeof(prefix), "%s.gen.%s.pps", TEST_NAME,
+				 c->name);
+			ktap_metric_value(prefix, gen_mpps(&r.g), "Mpps");
+		}
 		ktap_pass(c->name);
 	} else {
 		ktap_fail(c->name, "%s", r.why);
