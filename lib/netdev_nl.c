@@ -211,6 +211,16 @@ int zc_netdev_driver(int ifindex, char *buf, size_t len)
 	return err;
 }
 
+int zc_netdev_bus_info(int ifindex, char *buf, size_t len)
+{
+	struct ethtool_drvinfo drv = { .cmd = ETHTOOL_GDRVINFO };
+	int err = ethtool_ioctl(ifindex, &drv);
+
+	if (!err)
+		snprintf(buf, len, "%.*s", (int)sizeof(drv.bus_info), drv.bus_info);
+	return err;
+}
+
 int zc_netdev_queues(int ifindex, unsigned int *rx, unsigned int *tx)
 {
 	struct ethtool_channels ch = { .cmd = ETHTOOL_GCHANNELS };
