@@ -918,7 +918,12 @@ static void case_bind(const struct zc_case *c, void *ctx)
 
 	if (!mode_selected(c, cell->at))
 		return;
-	if (run_open(&r, d, cell->at, d->veth, true, 256, false)) {
+	/*
+	 * On a real device a zero-copy driver keeps a ring's worth of fill
+	 * buffers posted (virtio_net: 256), and in skb mode the generic path
+	 * needs more to copy into: give it a UMEM beyond the ring.
+	 */
+	if (run_open(&r, d, cell->at, d->veth, true, d->topo.real_pair ? 1024 : 256, false)) {
 		if (cell->at == AT_NATIVE && !d->veth && strstr(r.why, "attach"))
 			ktap_skip(c->name, "%s", r.why);
 		else
