@@ -1485,7 +1485,7 @@ static int zc_refusal(struct dut *d)
 	ap = virtio_feature(bus, VIRTIO_BIT_ACCESS_PLATFORM);
 	if (ap == 0) {
 		snprintf(d->refusal, sizeof(d->refusal),
-			 "virtio_net advertises XSK_ZEROCOPY but %s lacks VIRTIO_F_ACCESS_PLATFORM (feature bit %d; qemu: iommu_platform=on,disable-legacy=on): bind gives EINVAL",
+			 "virtio_net advertises XSK_ZEROCOPY, but %s lacks VIRTIO_F_ACCESS_PLATFORM (bit %d; qemu: iommu_platform=on): EINVAL",
 			 bus, VIRTIO_BIT_ACCESS_PLATFORM);
 		return -EINVAL;
 	}
@@ -1495,7 +1495,7 @@ static int zc_refusal(struct dut *d)
 		big |= virtio_feature(bus, b) == 1;
 	if (mrg == 0 && big) {
 		snprintf(d->refusal, sizeof(d->refusal),
-			 "virtio_net advertises XSK_ZEROCOPY but %s runs in big-packets mode (GUEST_TSO/UFO without MRG_RXBUF): bind gives ENOENT",
+			 "virtio_net advertises XSK_ZEROCOPY, but %s is in big-packets mode (GUEST_TSO/UFO without MRG_RXBUF): ENOENT",
 			 bus);
 		return -ENOENT;
 	}
