@@ -175,6 +175,8 @@ if what == "args":
 	q = " ".join(a.pairs[1].qemu_args())
 	assert "iommu_platform=on,disable-legacy=on" in q, q
 	assert a.pairs[0].mac != a.pairs[1].mac
+	# virtio_pci is a module on 6.1: loaded before virtio_net
+	assert a.pairs[1].modules == ["virtio_pci", "virtio_net"], a.pairs[1].modules
 	# --nic none: no pair, no module named none, nothing about it in qemu
 	a = vm.parse_args(["--debian", "6.1", "--nic", "none", "--xdp-nic", "none"])
 	assert a.pairs == [] and "none" not in vm.guest_conf(a), vm.guest_conf(a)
