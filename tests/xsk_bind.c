@@ -912,6 +912,16 @@ static int check_bind(struct run *r, const struct bind_cell *cell, int ret, int 
 	return 0;
 }
 
+/* The socket's word (XDP_OPTIONS) for the frames of its burst. */
+static void bind_zcmode(const struct zc_case *c, const struct run *r)
+{
+	char prefix[128];
+	unsigned long n = r->rx + r->tx_done;
+
+	snprintf(prefix, sizeof(prefix), "%s.%s", TEST_NAME, c->name);
+	ktap_zcmode(prefix, r->zc ? n : 0, r->zc ? 0 : n);
+}
+
 static void case_bind(const struct zc_case *c, void *ctx)
 {
 	const struct bind_cell *cell = c->arg;
@@ -959,6 +969,7 @@ static void case_bind(const struct zc_case *c, void *ctx)
 				       r.zc ? "zero-copy" : "copy", tries, BURST,
 				       (unsigned long long)r.tx_busy, *r.x.fq.flags,
 				       *r.x.tx.flags);
+		bind_zcmode(c, &r);
 		ktap_pass(c->name);
 	}
 	run_close(&r);
