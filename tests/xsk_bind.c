@@ -25,6 +25,7 @@
  * to copy on any refusal (xp_assign_dev), so it must say zero-copy
  * exactly where XDP_ZEROCOPY would succeed.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -1463,14 +1464,43 @@ static size_t build_cases(void)
 
 /* Setup */
 
+/*
+ * The virtio device under a virtio_net netdev, from its ethtool bus-info:
+ * the transport's name ("0000:00:03.0" for virtio_pci, the virtioN
+ * device below it) or "virtioN" itself. Sysfs by bus works even after
+ * the netdev moved to a namespace /sys/class/net does not show.
+ */
+static int virtio_dev(const char *bus, char *out, size_t len)
+{
+	char dir[96];
+	struct dirent *e;
+	DIR *dp;
+
+	if (!strncmp(bus, "virtio", 6)) {
+		snprintf(out, len, "%s", bus);
+		return 0;
+	}
+	snprintf(dir, sizeof(dir), "/sys/bus/pci/devices/%s", bus);
+	dp = opendir(dir);
+	if (!dp)
+		return -errno;
+	while ((e = readdir(dp)))
+		if (!strncmp(e->d_name, "virtio", 6))
+			break;
+	if (e)
+		snprintf(out, len, "%.60s", e->d_name);
+	closedir(dp);
+	return e ? 0 : -ENOENT;
+}
+
 /* Feature bit `bit` of a virtio device ("virtio0"): 1, 0, or -errno. */
-static int virtio_feature(const char *bus, int bit)
+static int virtio_feature(const char *dev, int bit)
 {
 	char path[96], bits[256];
 	FILE *f;
 	int ret = -ENOENT;
 
-	snprintf(path, sizeof(path), "/sys/bus/virtio/devices/%s/features", bus);
+	snprintf(path, sizeof(path), "/sys/bus/virtio/devices/%s/features", dev);
 	f = fopen(path, "r");
 	if (!f)
 		return -errno;
@@ -1488,28 +1518,29 @@ static int virtio_feature(const char *bus, int bit)
  */
 static int zc_refusal(struct dut *d)
 {
-	char bus[32];
+	char bus[32], dev[64];
 	int ap, mrg, big = 0, b;
 
 	if (strcmp(d->driver, "virtio_net") ||
-	    zc_netdev_bus_info(d->ifindex, bus, sizeof(bus)))
+	    zc_netdev_bus_info(d->ifindex, bus, sizeof(bus)) ||
+	    virtio_dev(bus, dev, sizeof(dev)))
 		return 0;
 	/* virtnet_xsk_pool_enable(): the pool needs the virtqueue's DMA device. */
-	ap = virtio_feature(bus, VIRTIO_BIT_ACCESS_PLATFORM);
+	ap = virtio_feature(dev, VIRTIO_BIT_ACCESS_PLATFORM);
 	if (ap == 0) {
 		snprintf(d->refusal, sizeof(d->refusal),
 			 "virtio_net advertises XSK_ZEROCOPY, but %s lacks VIRTIO_F_ACCESS_PLATFORM (bit %d; qemu: iommu_platform=on): EINVAL",
-			 bus, VIRTIO_BIT_ACCESS_PLATFORM);
+			 dev, VIRTIO_BIT_ACCESS_PLATFORM);
 		return -EINVAL;
 	}
 	/* Big-packets mode (GUEST_TSO/ECN/UFO without MRG_RXBUF): ENOENT. */
-	mrg = virtio_feature(bus, VIRTIO_BIT_MRG_RXBUF);
+	mrg = virtio_feature(dev, VIRTIO_BIT_MRG_RXBUF);
 	for (b = VIRTIO_BIT_GUEST_TSO4; b <= VIRTIO_BIT_GUEST_UFO; b++)
-		big |= virtio_feature(bus, b) == 1;
+		big |= virtio_feature(dev, b) == 1;
 	if (mrg == 0 && big) {
 		snprintf(d->refusal, sizeof(d->refusal),
 			 "virtio_net advertises XSK_ZEROCOPY, but %s is in big-packets mode (GUEST_TSO/UFO without MRG_RXBUF): ENOENT",
-			 bus);
+			 dev);
 		return -ENOENT;
 	}
 	return 0;
