@@ -81,6 +81,20 @@ check "skip reasons listed; no reason needed without --check" \
 check "--check: a skip without a reason is a problem" \
 	has '6\.1\.0-1-amd64: demo/gamma skip without a reason'
 
+# A recorded 7.3.4 guest with qemu's default virtio-net-pci: the device
+# advertises XSK_ZEROCOPY, the bind is refused (EINVAL), and the suite
+# says why instead of failing; the no-flag bind falls back to copy.
+REF=$HERE/fixtures/vmtest/refused
+"$VMTEST" --report "$REF" --check >"$OUT" 2>&1
+rc=$?
+check "advertised but refused: zero-copy cells skip with the missing precondition, no-flag binds copy" \
+	eval '[ $rc = 0 ] && has "^xsk_bind@virtio_net_plain +pass\$" &&
+	      has "^  bind\.zerocopy\.wakeup\.native +skip\$" &&
+	      has "^  rxdrop\.zerocopy\.native +skip\$" &&
+	      has "^  bind\.none\.nowakeup\.native +pass copied\$" &&
+	      has "skip xsk_bind@virtio_net_plain/bind\.zerocopy\..* lacks VIRTIO_F_ACCESS_PLATFORM \(bit 33" &&
+	      grep -q "xdp_features 0x2b .*xsk-zerocopy" "$REF"/k73/results/xdp/xsk_bind.log'
+
 # Internals, through the module itself.
 cat >"$TMP/unit.py" <<'PY'
 import importlib.machinery, importlib.util, lzma, os, subprocess, sys
