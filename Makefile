@@ -249,8 +249,9 @@ check: all
 	@$(MAKE) -f $(TOP)/Makefile --no-print-directory NO_DEPS=1 $(CHECK_BINS)
 	@$(TOP)/check/run_checks.sh -b $(OUTPUT)
 
-# The suite on Debian's 6.1 and 6.12 kernels under qemu, NIC pair
-# included; fails on a crash, a hang, a FAIL or a skip with no reason.
+# The suite on Debian's 6.1, 6.12, 6.18 and newest 7.x kernels under
+# qemu, both NIC pairs included; fails on a crash, a hang, a FAIL or a
+# skip with no reason.
 .PHONY: vmcheck
 vmcheck:
 	@$(TOP)/tools/vmtest --debian all --no-host --check --build $(OUTPUT) $(VMTEST_ARGS)
@@ -280,7 +281,7 @@ help:
 	@echo 'make bpf                only the BPF objects and skeletons'
 	@echo 'Toolchain as lib.mk: LLVM=1, CC=, CROSS_COMPILE=, ARCH=, USERCFLAGS=,'
 	@echo 'USERLDFLAGS=, KHDR_INCLUDES=; CFLAGS= replaces only -O2 -g'
-	@echo 'make vmcheck            the suite on Debian 6.1 and 6.12 kernels in qemu'
+	@echo 'make vmcheck            the suite on Debian 6.1, 6.12, 6.18 and 7.x kernels in qemu'
 
 FORCE:
 .SECONDARY: $(BPF_OBJS) $(BPF_SKELS)

@@ -59,10 +59,17 @@ check "--report on a foreign directory: exit 2" \
 "$VMTEST" --report "$FIX" >"$OUT" 2>&1
 rc=$?
 check "matrix: rows per case, columns per kernel, verdict and figure" \
-	eval '[ $rc = 1 ] && has "^case +host 6\.18\.0 +6\.1\.0-1-amd64\$" &&
-	      has "^  alpha +pass zc +FAIL copied\$" &&
-	      has "^  rate +pass 1500MB/s +pass 12\.2MB/s\$" &&
-	      has "^demo@e1000e +- +pass\$"'
+	eval '[ $rc = 1 ] &&
+	      has "^case +host 6\.18\.0 +6\.1\.0-1-amd64 +7\.3\.4\+deb13-amd64\$" &&
+	      has "^  alpha +pass zc +FAIL copied +pass zc\$" &&
+	      has "^  rate +pass 1500MB/s +pass 12\.2MB/s +pass 14\.5MB/s\$" &&
+	      has "^demo@e1000e +- +pass +pass\$"'
+check "two NIC pairs: rows per pair, zero-copy/copy ratio, each pair's role" \
+	eval 'has "^xsk@virtio_net +- +- +pass\$" &&
+	      has "^  rxdrop\.zerocopy +- +- +pass zc 0\.06Mpps x1\.33\$" &&
+	      has "^7\.3\.4\+deb13-amd64: NIC pair e1000e \(e1000e\) eth0,eth1: send paths\$" &&
+	      has "NIC pair virtio_net \(virtio-net-pci,iommu_platform=on,disable-legacy=on\) eth2,eth3: AF_XDP\$" &&
+	      has "^6\.1\.0-1-amd64: NIC pair e1000e \(e1000e\) eth0,eth1: send paths\$"'
 check "a failed case fails the run, with its reason" \
 	eval 'has "6\.1\.0-1-amd64: 1 failed: demo/alpha" &&
 	      has "^vmtest: FAIL\$" && has "fail demo/alpha: kernel says copied"'
@@ -73,6 +80,20 @@ check "skip reasons listed; no reason needed without --check" \
 "$VMTEST" --report "$FIX" --check >"$OUT" 2>&1
 check "--check: a skip without a reason is a problem" \
 	has '6\.1\.0-1-amd64: demo/gamma skip without a reason'
+
+# A recorded 7.3.4 guest with qemu's default virtio-net-pci: the device
+# advertises XSK_ZEROCOPY, the bind is refused (EINVAL), and the suite
+# says why instead of failing; the no-flag bind falls back to copy.
+REF=$HERE/fixtures/vmtest/refused
+"$VMTEST" --report "$REF" --check >"$OUT" 2>&1
+rc=$?
+check "advertised but refused: zero-copy cells skip with the missing precondition, no-flag binds copy" \
+	eval '[ $rc = 0 ] && has "^xsk_bind@virtio_net_plain +pass\$" &&
+	      has "^  bind\.zerocopy\.wakeup\.native +skip\$" &&
+	      has "^  rxdrop\.zerocopy\.native +skip\$" &&
+	      has "^  bind\.none\.nowakeup\.native +pass copied\$" &&
+	      has "skip xsk_bind@virtio_net_plain/bind\.zerocopy\..* lacks VIRTIO_F_ACCESS_PLATFORM \(bit 33" &&
+	      grep -q "xdp_features 0x2b .*xsk-zerocopy" "$REF"/k73/results/xdp/xsk_bind.log'
 
 # Internals, through the module itself.
 cat >"$TMP/unit.py" <<'PY'
@@ -113,6 +134,70 @@ if what == "modules":
 	assert names == ["leaf", "mid_one", "top"], names
 	assert missing == ["absent"], missing
 	assert order[0][1].startswith(b"\x7fELF"), "not decompressed"
+	sys.exit(0)
+
+if what == "apt":
+	# the private apt configuration never reads the host's sources
+	a = vm.Apt(os.path.join(tmp, "cache"))
+	o = a.opts()
+	assert "Dir::Etc::sourceparts=-" in o, o
+	src = [x for x in o if x.startswith("Dir::Etc::sourcelist=")][0]
+	assert src.split("=", 1)[1].startswith(os.path.join(tmp, "cache")), src
+	assert "trixie-backports" in open(a.sources).read()
+	# highest version, not the last in text order; unsigned twin preferred
+	a.cache = lambda *args: "\n".join([
+		"linux-image-6.1.0-9-amd64 - Linux 6.1",
+		"linux-image-6.1.0-57-amd64 - Linux 6.1 (signed)",
+		"linux-image-6.1.0-57-amd64-unsigned - Linux 6.1",
+		"linux-image-6.1.0-57-amd64-dbg - debug"])
+	assert vm.pick_package(a, "6.1") == "linux-image-6.1.0-57-amd64-unsigned"
+	a.cache = lambda *args: "\n".join([
+		"linux-image-7.3.4+deb13-amd64 - Linux 7.3.4",
+		"linux-image-7.10.1+deb13-amd64 - Linux 7.10.1",
+		"linux-image-7.2.12+deb13-amd64 - Linux 7.2.12",
+		"linux-image-6.19.14+deb13-amd64 - Linux 6.19.14"])
+	assert vm.pick_package(a, "newest") == "linux-image-7.10.1+deb13-amd64"
+	assert vm.pick_package(a, "linux-image-x") == "linux-image-x"
+	# a split kernel: meta package -> binary, modules, base (if real)
+	rel = "7.3.4+deb13-amd64"
+	a.depends = lambda p: ["dracut", "linux-base-" + rel, "linux-binary-" + rel,
+			       "linux-modules-" + rel, "kmod"]
+	a.known = lambda p: p != "linux-base-" + rel
+	assert vm.kernel_packages(a, "linux-image-" + rel) == [
+		"linux-image-" + rel, "linux-binary-" + rel,
+		"linux-modules-" + rel], vm.kernel_packages(a, "linux-image-" + rel)
+	# vmlinuz of a split package, modules and config beside it
+	d = os.path.join(tmp, "tree", "usr", "lib", "modules", rel)
+	os.makedirs(d)
+	assert vm.find_vmlinuz(os.path.join(tmp, "tree")) is None
+	hdr = bytearray(0x400)
+	hdr[0x202:0x206] = b"HdrS"
+	hdr[0x20e:0x210] = (0x100).to_bytes(2, "little")
+	hdr[0x300:0x300 + len(rel) + 1] = rel.encode() + b" "
+	with open(os.path.join(d, "vmlinuz"), "wb") as f:
+		f.write(hdr)
+	open(os.path.join(d, "config"), "w").close()
+	v = vm.find_vmlinuz(os.path.join(tmp, "tree"))
+	k = vm.Kernel(v)
+	assert k.modules == d and k.config == os.path.join(d, "config"), vars(k)
+	sys.exit(0)
+
+if what == "args":
+	a = vm.parse_args(["--debian", "all"])
+	assert a.debian == ["6.1", "6.12", "6.18", "newest"], a.debian
+	assert [p.key for p in a.pairs] == ["nic", "xdp"]
+	q = " ".join(a.pairs[1].qemu_args())
+	assert "iommu_platform=on,disable-legacy=on" in q, q
+	assert a.pairs[0].mac != a.pairs[1].mac
+	# virtio_pci is a module on 6.1: loaded before virtio_net
+	assert a.pairs[1].modules == ["virtio_pci", "virtio_net"], a.pairs[1].modules
+	# --nic none: no pair, no module named none, nothing about it in qemu
+	a = vm.parse_args(["--debian", "6.1", "--nic", "none", "--xdp-nic", "none"])
+	assert a.pairs == [] and "none" not in vm.guest_conf(a), vm.guest_conf(a)
+	a = vm.parse_args(["--debian", "6.1", "--nic", "none"])
+	assert [p.driver for p in a.pairs] == ["virtio_net"]
+	a = vm.parse_args(["--debian", "6.1", "--xdp-nic", "virtio_net_plain"])
+	assert a.pairs[1].device == "virtio-net-pci", a.pairs[1].device
 	sys.exit(0)
 
 if what == "bzimage":
@@ -157,6 +242,14 @@ if command -v busybox >/dev/null; then
 else
 	skip "initramfs writer" "busybox not installed"
 fi
+
+python3 "$TMP/unit.py" "$VMTEST" "$TMP" apt >"$OUT" 2>&1
+check "private apt lists; highest version per series; split packages; vmlinuz, modules, config of a split kernel" \
+	test $? = 0
+
+python3 "$TMP/unit.py" "$VMTEST" "$TMP" args >"$OUT" 2>&1
+check "--debian all is 6.1 6.12 6.18 newest; two pairs with their own MACs; --nic none loads no module 'none'" \
+	test $? = 0
 
 python3 "$TMP/unit.py" "$VMTEST" "$TMP" modules >"$OUT" 2>&1 &&
 	python3 "$TMP/unit.py" "$VMTEST" "$TMP" bzimage >>"$OUT" 2>&1

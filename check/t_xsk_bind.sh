@@ -37,8 +37,9 @@ trap cleanup EXIT
 
 quick_run xsk_bind "$tap" "$BIN" --duration 0.05 --repeat 1 --verify
 
-# Zero-copy: bind cells pass either way; data cases skip exactly when the
-# device does not advertise xsk-zerocopy, naming that.
+# Zero-copy: data cases skip exactly when the device does not advertise
+# xsk-zerocopy, naming that; so do the XDP_ZEROCOPY bind cells, after
+# asserting EOPNOTSUPP (below).
 if grep -q '^# .*xdp_features .*xsk-zerocopy' <<<"$run"; then
 	want=""
 else
@@ -59,6 +60,25 @@ if [ -z "$bad" ]; then
 	ok "xsk_bind.zerocopy_follows_features # ${want:-device has zero-copy}"
 else
 	not_ok "xsk_bind.zerocopy_follows_features" "$bad"
+fi
+
+# No zero-copy: XDP_ZEROCOPY is refused with EOPNOTSUPP (the skip says it
+# was asserted), and a no-flag bind falls back to copy (its zcmode line).
+if [ -n "$want" ]; then
+	bad=""
+	for w in wakeup nowakeup; do
+		for m in skb native; do
+			grep -qE "^ok [0-9]+ bind\.zerocopy\.$w\.$m # SKIP .*$want \(XDP_ZEROCOPY: EOPNOTSUPP, as it must\)" \
+				<<<"$run" || bad="$bad bind.zerocopy.$w.$m"
+			grep -qE "^# zcmode xsk_bind\.bind\.none\.$w\.$m copied " <<<"$run" ||
+				bad="$bad bind.none.$w.$m"
+		done
+	done
+	if [ -z "$bad" ]; then
+		ok "xsk_bind.bind_follows_features # EOPNOTSUPP asserted, no flag copies"
+	else
+		not_ok "xsk_bind.bind_follows_features" "$bad"
+	fi
 fi
 
 # Every copy data case passed with its accounting line and a pps metric.

@@ -202,14 +202,29 @@ static int ethtool_ioctl(int ifindex, void *cmd)
 	return err;
 }
 
-int zc_netdev_driver(int ifindex, char *buf, size_t len)
+/* One string of ETHTOOL_GDRVINFO: the driver name or the bus address. */
+static int drvinfo_str(int ifindex, bool bus, char *buf, size_t len)
 {
 	struct ethtool_drvinfo drv = { .cmd = ETHTOOL_GDRVINFO };
 	int err = ethtool_ioctl(ifindex, &drv);
 
-	if (!err)
+	if (err)
+		return err;
+	if (bus)
+		snprintf(buf, len, "%.*s", (int)sizeof(drv.bus_info), drv.bus_info);
+	else
 		snprintf(buf, len, "%.*s", (int)sizeof(drv.driver), drv.driver);
-	return err;
+	return 0;
+}
+
+int zc_netdev_driver(int ifindex, char *buf, size_t len)
+{
+	return drvinfo_str(ifindex, false, buf, len);
+}
+
+int zc_netdev_bus_info(int ifindex, char *buf, size_t len)
+{
+	return drvinfo_str(ifindex, true, buf, len);
 }
 
 int zc_netdev_queues(int ifindex, unsigned int *rx, unsigned int *tx)

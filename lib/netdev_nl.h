@@ -33,6 +33,12 @@ const char *zc_xdp_features_str(uint64_t features, char *buf, size_t len);
 /* Driver name via ETHTOOL_GDRVINFO ("veth", "mlx5_core"); 0 or -errno. */
 int zc_netdev_driver(int ifindex, char *buf, size_t len);
 /*
+ * Bus address via ETHTOOL_GDRVINFO ("0000:00:03.0"; "virtio0" for
+ * virtio_net): names the device in /sys/bus even when the netdev lives
+ * in another namespace than sysfs shows. 0 or -errno.
+ */
+int zc_netdev_bus_info(int ifindex, char *buf, size_t len);
+/*
  * Queues in use via ETHTOOL_GCHANNELS (rx/tx counts plus combined ones):
  * the first queue id past both is out of range for bind. 0 or -errno
  * (-EOPNOTSUPP when the driver does not report channels).
