@@ -22,6 +22,7 @@
 #include <linux/veth.h>
 #include <bpf/libbpf.h>
 
+#include "inject.h"
 #include "ktap.h"
 #include "netns.h"
 
@@ -550,6 +551,7 @@ int zc_topo_setup(struct zc_topo *t, int mtu, char *err, size_t errlen)
 		return ret;
 	}
 	inject_tap(t);
+	zc_inject_slow();
 	return 0;
 }
 
