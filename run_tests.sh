@@ -251,6 +251,8 @@ if [ -n "$out_dir" ]; then
 	mkdir -p "$out_dir" || die "cannot create '$out_dir'"
 	out_dir=$(cd "$out_dir" && pwd)
 	log_dir=$out_dir
+	# zc-results records the taint flags after the run next to these.
+	cat /proc/sys/kernel/tainted >"$out_dir/taint.before" 2>/dev/null
 	exec > >(tee "$out_dir/run.tap")
 else
 	log_dir=$(mktemp -d /tmp/zc-run.XXXXXX) || die "mktemp failed"
