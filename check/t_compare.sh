@@ -59,7 +59,7 @@ metric_re()	# METRIC_SUFFIX VERDICT
 
 cd "$FIX" || exit 1
 echo "TAP version 13"
-echo "1..56"
+echo "1..61"
 
 expect "identical logs: no regression" 0 "^result: no regression" \
 	base.log base.log
@@ -298,9 +298,87 @@ run "$CMP" "$TMP/p/base" "$TMP/p/new"
 [ "$RC" = 1 ] && grep -Eq "$(metric_re udp4.sendzc.notap.throughput REGRESSED)" "$OUT"
 ok $? "three runs a side: the regression is judged"
 
+# Runs judged over runs. mkruns DIR T@S...: one run directory per
+# argument, throughput T (three repeats 1% apart, a paired ratio of n=3)
+# measured at machine speed S.
+mkruns()
+{
+	local dir=$1 i=0 arg t s lo hi
+
+	shift
+	for arg in "$@"; do
+		i=$((i + 1))
+		t=${arg%@*} s=${arg#*@}
+		lo=$((t * 99 / 100)) hi=$((t * 101 / 100))
+		mkdir -p "$dir/$i"
+		cat >"$dir/$i/tap_copy_fallback.log" <<LOG
+TAP version 13
+1..1
+# metric tap_copy_fallback.udp4.sendzc.notap.throughput $t MB/s n=3 min=$lo max=$hi cv=1.00% samples=$lo,$t,$hi speed=$s,$s,$s
+# metric tap_copy_fallback.udp4.sendzc.tap_ratio 0.3 ratio n=3 min=0.29 max=0.31 cv=3.33% samples=0.29,0.3,0.31
+ok 1 udp4.sendzc.notap
+# metric tap_copy_fallback.machine.speed $s Mops n=3 min=$s max=$s cv=0.00% samples=$s,$s,$s
+# Totals: pass:1 fail:0 xfail:0 xpass:0 skip:0 error:0
+LOG
+	done
+}
+
+# drift between runs: whole runs 10% apart, repeats inside a run 1% apart
+mkruns "$TMP/r/base" 30000@800 33000@800 27000@800
+mkruns "$TMP/r/drift" 26000@800 31500@800 25500@800
+run "$CMP" "$TMP/r/base" "$TMP/r/drift"
+[ "$RC" = 0 ] && grep -Eq "$(metric_re udp4.sendzc.notap.throughput noisy).*3 v 3 runs" "$OUT"
+ok $? "drift between runs (-8% with 10% run-to-run spread): noisy, exit 0"
+mkruns "$TMP/r/steady" 30000@800 31000@800 29500@800
+mkruns "$TMP/r/shift" 25500@800 26000@800 25000@800
+run "$CMP" "$TMP/r/steady" "$TMP/r/shift"
+[ "$RC" = 1 ] && grep -Eq "$(metric_re udp4.sendzc.notap.throughput REGRESSED)" "$OUT" &&
+	grep -Eq "$(metric_re udp4.sendzc.tap_ratio unchanged)" "$OUT"
+ok $? "real shift (-16%, runs separated): regressed, exit 1; paired n=3 ratio judged"
+mkruns "$TMP/r/calib" 30200@700 29900@700 30400@700
+run "$CMP" "$TMP/r/base" "$TMP/r/calib"
+[ "$RC" = 0 ] && grep -Eq "$(metric_re udp4.sendzc.notap.throughput unchanged)" "$OUT" &&
+	grep -q "note: machine speed (calibration) of tap_copy_fallback moved -12.5%" "$OUT"
+ok $? "calibration moved, rates did not: unchanged, the move named, exit 0"
+mkruns "$TMP/r/calibreg" 24000@740 24500@740 23800@740
+run "$CMP" "$TMP/r/steady" "$TMP/r/calibreg"
+[ "$RC" = 1 ] && grep -Eq "$(metric_re udp4.sendzc.notap.throughput REGRESSED)" "$OUT" &&
+	grep -q "note: machine speed (calibration) of tap_copy_fallback moved -7.5%" "$OUT"
+ok $? "calibration moved and a real -20%: regressed (no veto), the move named"
+mkruns "$TMP/r/half" 15000@400 16500@400 13500@400
+run "$CMP" --normalise speed "$TMP/r/base" "$TMP/r/half"
+[ "$RC" = 0 ] && grep -Eq "$(metric_re udp4.sendzc.notap.throughput unchanged)" "$OUT" &&
+	grep -q "rule: .*speed-normalised" "$OUT"
+ok $? "--normalise speed: a machine at half speed halves the rate, unchanged"
+
+# what makes runs comparable is recorded, and differences are named
+for d in steady shift; do
+	for i in 1 2 3; do
+		echo 0 >"$TMP/r/$d/$i/taint.before"
+		"$RES" "$TMP/r/$d/$i" || echo "zc-results failed on $d/$i"
+	done
+done >"$OUT" 2>&1
+python3 - "$TMP/r/shift" <<'EOF'
+import json, sys
+for i in (1, 2, 3):
+	p = "%s/%d/results.json" % (sys.argv[1], i)
+	r = json.load(open(p))
+	c = r["comparability"]
+	assert c["cmdline"] and c["cpu_model"] and c["governor"], c
+	assert c["taint_before"] == 0 and isinstance(c["taint_after"], int), c
+	c["config_sha256"] = "0" * 64
+	c["taint_before"] = c["taint_after"] = c["taint_after"] ^ 1
+	json.dump(r, open(p, "w"))
+EOF
+ok $? "results.json records cmdline, config hash, taint before/after, CPU, governor"
+run "$CMP" "$TMP/r/steady" "$TMP/r/shift"
+[ "$RC" = 1 ] && grep -q "^note: kernel config differs" "$OUT" &&
+	grep -q "^note: taint flags differ" "$OUT"
+ok $? "a different kernel config and taint are named next to the verdict"
+
 grep -q Traceback "$ALLERR"
 [ $? = 1 ]
 ok $? "no Python traceback on any input"
 
-[ "$NUM" = 56 ] || echo "# planned 56, ran $NUM"
-[ "$FAILED" = 0 ] && [ "$NUM" = 56 ]
+[ "$NUM" = 61 ] || echo "# planned 61, ran $NUM"
+[ "$FAILED" = 0 ] && [ "$NUM" = 61 ]
