@@ -558,6 +558,9 @@ int zc_topo_setup(struct zc_topo *t, int mtu, char *err, size_t errlen)
 void zc_topo_teardown(struct zc_topo *t)
 {
 	/* The veth pair and all in the namespaces go with their last fd. */
+	if (zc_inject_slow_pkts())
+		ktap_print_msg("ZC_INJECT_SLOW: %llu packets slowed so far",
+			       zc_inject_slow_pkts());
 	if (t->inject_tap_fd >= 0)
 		close(t->inject_tap_fd);
 	if (t->a.nsfd >= 0)
