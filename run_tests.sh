@@ -36,6 +36,7 @@ usage: $ME [options]
   -h, --help      this text
 Environment: kselftest_override_timeout=SEC overrides the timeout from
 settings; ZC_INJECT_TAP=1 opens a packet tap in every sender namespace;
+ZC_INJECT_SLOW=N burns N bpf_loop iterations per transmitted packet;
 ZC_KSFT=1 runs as part of a kselftest run (automatic when a kselftest
 tree is around this script): the closing count becomes a "# " line and
 failed tests do not fail the exit status, the TAP carries them.
