@@ -59,7 +59,7 @@ metric_re()	# METRIC_SUFFIX VERDICT
 
 cd "$FIX" || exit 1
 echo "TAP version 13"
-echo "1..61"
+echo "1..63"
 
 expect "identical logs: no regression" 0 "^result: no regression" \
 	base.log base.log
@@ -351,6 +351,21 @@ run "$CMP" --normalise speed "$TMP/r/base" "$TMP/r/half"
 	grep -q "rule: .*speed-normalised" "$OUT"
 ok $? "--normalise speed: a machine at half speed halves the rate, unchanged"
 
+# system-wide softirq figures: shown, judged only on request
+for v in 0.01 0.02; do
+	cat >"$TMP/softirq_$v.log" <<LOG
+TAP version 13
+1..1
+# metric tap_copy_fallback.udp4.sendzc.notap.softirq $v cpu-s/GB n=3 min=$v max=$v cv=0.00% samples=$v,$v,$v
+ok 1 udp4.sendzc.notap
+LOG
+done
+expect "softirq doubled: shown, not judged" 0 "$(metric_re udp4.sendzc.notap.softirq shown)" \
+	"$TMP/softirq_0.01.log" "$TMP/softirq_0.02.log"
+expect "softirq doubled with --judge-softirq: regressed" 1 \
+	"$(metric_re udp4.sendzc.notap.softirq REGRESSED)" --judge-softirq \
+	"$TMP/softirq_0.01.log" "$TMP/softirq_0.02.log"
+
 # what makes runs comparable is recorded, and differences are named
 for d in steady shift; do
 	for i in 1 2 3; do
@@ -380,5 +395,5 @@ grep -q Traceback "$ALLERR"
 [ $? = 1 ]
 ok $? "no Python traceback on any input"
 
-[ "$NUM" = 61 ] || echo "# planned 61, ran $NUM"
-[ "$FAILED" = 0 ] && [ "$NUM" = 61 ]
+[ "$NUM" = 63 ] || echo "# planned 63, ran $NUM"
+[ "$FAILED" = 0 ] && [ "$NUM" = 63 ]
