@@ -28,7 +28,8 @@ usage: $ME [options]
   -b DIR          directory holding the test binaries (default: beside
                   this script if kselftest-list.txt is there, else ./build)
   -n N            run the whole suite N times, into DIR/1..DIR/N of -o
-                  (zc-compare judges metrics by runs: 3 a side)
+                  (zc-compare judges metrics over runs: at least 3 a
+                  side; README "Noise" chose 4 with -r 4 for a bisect)
   --baseline DIR  after the run, compare with a previous -o DIR
                   (exit 0 no regression, 1 regression, 125 undecided)
   --check-config  print which options of the config fragment the running
