@@ -28,7 +28,8 @@ usage: $ME [options]
   -b DIR          directory holding the test binaries (default: beside
                   this script if kselftest-list.txt is there, else ./build)
   -n N            run the whole suite N times, into DIR/1..DIR/N of -o
-                  (zc-compare judges metrics by runs: 3 a side)
+                  (zc-compare judges metrics over runs: at least 3 a
+                  side; README "Noise" chose 4 with -r 4 for a bisect)
   --baseline DIR  after the run, compare with a previous -o DIR
                   (exit 0 no regression, 1 regression, 125 undecided)
   --check-config  print which options of the config fragment the running
@@ -36,6 +37,7 @@ usage: $ME [options]
   -h, --help      this text
 Environment: kselftest_override_timeout=SEC overrides the timeout from
 settings; ZC_INJECT_TAP=1 opens a packet tap in every sender namespace;
+ZC_INJECT_SLOW=N burns N bpf_loop iterations per transmitted packet;
 ZC_KSFT=1 runs as part of a kselftest run (automatic when a kselftest
 tree is around this script): the closing count becomes a "# " line and
 failed tests do not fail the exit status, the TAP carries them.
@@ -251,6 +253,8 @@ if [ -n "$out_dir" ]; then
 	mkdir -p "$out_dir" || die "cannot create '$out_dir'"
 	out_dir=$(cd "$out_dir" && pwd)
 	log_dir=$out_dir
+	# zc-results records the taint flags after the run next to these.
+	cat /proc/sys/kernel/tainted >"$out_dir/taint.before" 2>/dev/null
 	exec > >(tee "$out_dir/run.tap")
 else
 	log_dir=$(mktemp -d /tmp/zc-run.XXXXXX) || die "mktemp failed"

@@ -217,6 +217,57 @@ out:
 	return ret;
 }
 
+static int run_arm(const struct zc_meter_cfg *cfg, const struct zc_arm *arm,
+		   double secs, struct sample *s)
+{
+	int ret = arm->begin ? arm->begin(arm->arg) : 0;
+	int end;
+
+	if (ret)
+		return ret;
+	ret = run_for(cfg, secs, arm->step, arm->arg, s);
+	end = arm->end ? arm->end(arm->arg) : 0;
+	return ret ? ret : end;
+}
+
+int zc_measure_pair(const struct zc_meter_cfg *cfg, const struct zc_arm arm[2],
+		    struct zc_rate out[2], struct zc_stats *ratio, bool pkts_based)
+{
+	struct sample s[2][ZC_MAX_SAMPLES], warm;
+	double speed[2][ZC_MAX_SAMPLES], r[ZC_MAX_SAMPLES];
+	int n = cfg->repeat, i, j, k, ret = 0;
+
+	memset(out, 0, 2 * sizeof(*out));
+	memset(ratio, 0, sizeof(*ratio));
+	n = n < 1 ? 1 : n > ZC_MAX_SAMPLES ? ZC_MAX_SAMPLES : n;
+	for (j = 0; j < 2 && cfg->warmup > 0 && !ret; j++)
+		ret = run_arm(cfg, &arm[j], cfg->warmup, &warm);
+	for (i = 0; i < n && !ret; i++) {
+		/* Odd repeats run B first: neither arm always follows the other. */
+		for (k = 0; k < 2 && !ret; k++) {
+			j = k ^ (i & 1);
+			speed[j][i] = calib_add();
+			ret = run_arm(cfg, &arm[j], cfg->duration, &s[j][i]);
+		}
+	}
+	for (j = 0; j < 2 && !ret; j++) {
+		fill_rate(&out[j], s[j], n);
+		zc_stats_compute(&out[j].speed, speed[j], n);
+		if (!out[j].bytes && !out[j].pkts)
+			ret = -ENODATA;
+	}
+	if (!ret) {
+		const struct zc_stats *a = pkts_based ? &out[0].mpps : &out[0].mbps;
+		const struct zc_stats *b = pkts_based ? &out[1].mpps : &out[1].mbps;
+
+		for (i = 0; i < n; i++)
+			r[i] = a->samples[i] > 0 ? b->samples[i] / a->samples[i] : 0;
+		zc_stats_compute(ratio, r, n);
+	}
+	out[0].err = out[1].err = ret;
+	return ret;
+}
+
 void zc_report_rate(const char *prefix, const struct zc_rate *r, bool pkts_based)
 {
 	char name[256];

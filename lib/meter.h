@@ -54,6 +54,30 @@ int zc_measure(const struct zc_meter_cfg *cfg, zc_step_fn step, void *arg,
 	       struct zc_rate *out);
 
 /*
+ * One arm of a paired measurement. begin/end (optional) run untimed
+ * around each of its repeats and its warm-up, e.g. to open and close a
+ * packet tap that must not be there for the other arm, or to drain the
+ * arm's completions; a negative return stops the measurement.
+ */
+struct zc_arm {
+	zc_step_fn step;
+	void *arg;
+	int (*begin)(void *arg);
+	int (*end)(void *arg);
+};
+
+/*
+ * Two arms measured in alternation, so that a ratio between them has one
+ * sample per repeat from measurements taken seconds apart, not two
+ * medians taken minutes apart: each repeat runs arm 0 then arm 1 (arm 1
+ * first on odd repeats). out[0], out[1] are each arm's rate;
+ * ratio->samples[i] is arm 1 over arm 0 in MB/s (Mpps when pkts_based)
+ * of repeat i. Returns 0, a step's negative errno, or -ENODATA.
+ */
+int zc_measure_pair(const struct zc_meter_cfg *cfg, const struct zc_arm arm[2],
+		    struct zc_rate out[2], struct zc_stats *ratio, bool pkts_based);
+
+/*
  * Report a rate: "<prefix>.throughput" MB/s, "<prefix>.cpu" cpu-s/GB
  * and "<prefix>.softirq" (system-wide softirq cpu-s/GB), or "<prefix>.pps"
  * Mpps and "<prefix>.cpu_ns" ns/pkt when pkts_based.

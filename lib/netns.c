@@ -22,6 +22,7 @@
 #include <linux/veth.h>
 #include <bpf/libbpf.h>
 
+#include "inject.h"
 #include "ktap.h"
 #include "netns.h"
 
@@ -550,12 +551,16 @@ int zc_topo_setup(struct zc_topo *t, int mtu, char *err, size_t errlen)
 		return ret;
 	}
 	inject_tap(t);
+	zc_inject_slow();
 	return 0;
 }
 
 void zc_topo_teardown(struct zc_topo *t)
 {
 	/* The veth pair and all in the namespaces go with their last fd. */
+	if (zc_inject_slow_pkts())
+		ktap_print_msg("ZC_INJECT_SLOW: %llu packets slowed so far",
+			       zc_inject_slow_pkts());
 	if (t->inject_tap_fd >= 0)
 		close(t->inject_tap_fd);
 	if (t->a.nsfd >= 0)

@@ -82,8 +82,6 @@ struct ctx {
 	enum probe_state probe;
 	char probe_reason[256];
 	char bpf_skip[256];	/* "" when BPF loads: sockmap modes can run */
-	struct zc_rate plain_read, ingress_read;
-	bool have_plain_read, have_ingress_read;
 };
 
 static long opt_rcvbuf = 16L << 20;
@@ -1220,73 +1218,110 @@ static void rate_config(struct ctx *cx, const struct rate_spec *s,
 		       cx->o.verify ? "on" : "off", zc_kernel_release());
 }
 
-static int measure(struct ctx *cx, const struct rate_spec *s, struct zc_rate *out,
-		   char *why, size_t len)
+/* One measured stream: its own topology, producer thread and consumer. */
+struct stream {
+	struct topo t;
+	struct producer p;
+	struct rx r;
+};
+
+static int stream_open(struct ctx *cx, const struct rate_spec *s,
+		       struct stream *st, double secs, char *why, size_t len)
+{
+	int ret;
+
+	if (topo_setup(&st->t, s->mode, s->default_rcvbuf ? 0 : cx->rcvbuf,
+		       why, len))
+		return -1;
+	rx_init(&st->r, cx, &st->t, s->kind, cx->o.verify);
+	ret = producer_start(&st->p, cx, st->t.c1, 1ULL << 40, secs);
+	if (ret) {
+		fail_why(why, len, "producer thread: %s", strerror(-ret));
+		topo_close(&st->t);
+		return -1;
+	}
+	return 0;
+}
+
+static void stream_close(struct stream *st)
+{
+	producer_stop(&st->p);
+	topo_close(&st->t);
+}
+
+/*
+ * The rate of s; with ref, ref's stream runs in alternation with it,
+ * repeat by repeat, and ratio gets one s/ref sample per repeat.
+ */
+static int measure(struct ctx *cx, const struct rate_spec *s,
+		   const struct rate_spec *ref, struct zc_rate *out,
+		   struct zc_stats *ratio, char *why, size_t len)
 {
 	struct zc_meter_cfg mc = { .duration = cx->o.duration,
 				   .warmup = WARMUP_S, .repeat = cx->o.repeat };
-	double secs = WARMUP_S + cx->o.duration * cx->o.repeat + 2 * STALL_S;
-	struct producer p;
-	struct topo t;
-	struct rx r;
+	double secs = (WARMUP_S + cx->o.duration * cx->o.repeat) * (ref ? 2 : 1) +
+		      2 * STALL_S;
+	struct stream st[2];	/* [0] ref when paired, [1] s */
+	struct zc_rate both[2];
 	int ret;
 
-	if (topo_setup(&t, s->mode, s->default_rcvbuf ? 0 : cx->rcvbuf, why, len))
+	if (ref && stream_open(cx, ref, &st[0], secs, why, len))
 		return -1;
-	rx_init(&r, cx, &t, s->kind, cx->o.verify);
-	ret = producer_start(&p, cx, t.c1, 1ULL << 40, secs);
-	if (ret) {
-		fail_why(why, len, "producer thread: %s", strerror(-ret));
-		topo_close(&t);
+	if (stream_open(cx, s, &st[1], secs, why, len)) {
+		if (ref)
+			stream_close(&st[0]);
 		return -1;
 	}
-	ret = zc_measure(&mc, rate_step, &r, out);
-	producer_stop(&p);
+	if (ref) {
+		const struct zc_arm arm[2] = {
+			{ rate_step, &st[0].r }, { rate_step, &st[1].r } };
+
+		ret = zc_measure_pair(&mc, arm, both, ratio, false);
+		*out = both[1];
+	} else {
+		ret = zc_measure(&mc, rate_step, &st[1].r, out);
+	}
+	if (ref)
+		producer_stop(&st[0].p);
+	producer_stop(&st[1].p);
 	/* rate_step's -EPIPE is an end of file. */
 	if (ret)
-		rx_error(&r, ret == -EPIPE ? 0 : ret, 0, why, len);
+		rx_error(&st[1].r, ret == -EPIPE ? 0 : ret, 0, why, len);
 	else
-		rate_config(cx, s, &t);
-	topo_close(&t);
+		rate_config(cx, s, &st[1].t);
+	if (ref)
+		stream_close(&st[0]);
+	stream_close(&st[1]);
 	return ret ? -1 : 0;
 }
 
-static void ratio(const char *name, const struct zc_rate *splice,
-		  const struct zc_rate *read)
-{
-	if (read->mbps.median > 0)
-		ktap_metric_value(name, splice->mbps.median / read->mbps.median,
-				  "ratio");
-}
+static const struct rate_spec rate_plain_read, rate_ingress_read;
 
 static void case_rate(const struct zc_case *c, void *arg)
 {
-	const struct rate_spec *s = c->arg;
+	const struct rate_spec *s = c->arg, *ref = NULL;
 	struct ctx *cx = arg;
+	struct zc_stats ratio;
 	struct zc_rate rate;
-	char why[256];
+	char why[256], name[128];
 
 	if (skip_no_bpf(c, cx, s->mode))
 		return;
 	if (s->mode == MODE_INGRESS && s->kind == RX_SPLICE && !need_splice(c, cx))
 		return;
-	if (measure(cx, s, &rate, why, sizeof(why))) {
-		ktap_fail(c->name, "%s: %s", c->name, why);
+	/* splice over read: the read stream of the same kind, paired. */
+	if (s->kind == RX_SPLICE && !s->default_rcvbuf)
+		ref = s->mode == MODE_PLAIN ? &rate_plain_read : &rate_ingress_read;
+	if (measure(cx, s, ref, &rate, &ratio, why, sizeof(why))) {
+		ktap_fail(c->name, "%s: %s%s", c->name, why,
+			  ref ? " (paired with read)" : "");
 		return;
 	}
 	zc_report_rate(s->prefix, &rate, false);
-	if (s->default_rcvbuf) {
-		/* nothing to pair with */
-	} else if (s->kind == RX_READ && s->mode == MODE_PLAIN) {
-		cx->plain_read = rate;
-		cx->have_plain_read = true;
-	} else if (s->kind == RX_READ) {
-		cx->ingress_read = rate;
-		cx->have_ingress_read = true;
-	} else if (s->mode == MODE_PLAIN && cx->have_plain_read) {
-		ratio(NAME ".plain.splice_read_ratio", &rate, &cx->plain_read);
-	} else if (cx->have_ingress_read) {
-		ratio(NAME ".ingress.splice_read_ratio", &rate, &cx->ingress_read);
+	if (ref) {
+		snprintf(name, sizeof(name), NAME ".%s.splice_read_ratio",
+			 s->mode == MODE_PLAIN ? "plain" : "ingress");
+		ktap_metric(name, &ratio, "ratio");
 	}
 	ktap_result(c->name, rate.bytes > 0, "%s: no bytes moved", c->name);
 }
