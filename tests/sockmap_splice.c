@@ -1453,6 +1453,8 @@ static void case_psock_teardown(const struct zc_case *c, void *arg)
 	struct topo t;
 	int ret, rounds = 0;
 
+	if (skip_no_bpf(c, cx, MODE_INGRESS))
+		return;
 	if (!teardown_allowed(why, sizeof(why))) {
 		ktap_skip(c->name, "%s", why);
 		return;
