@@ -1,0 +1,47 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# tools/zc-power on synthetic pools: a clean pool and one slowed by a
+# known 30 %, each run a TAP log with one metric of three repeats. The
+# report must name both pools, and the slowed pool must be detected far
+# more often than the clean one raises false alarms.
+. "$(dirname "$0")/lib.sh"
+
+ZC_TOP=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# pool DIR SCALE: 8 runs whose medians drift by a few percent between runs.
+pool()
+{
+	local dir=$1 scale=$2 i a b c
+
+	for i in 1 2 3 4 5 6 7 8; do
+		mkdir -p "$dir/$i"
+		a=$(( (1000 + (i * 37) % 60) * scale / 100 ))
+		b=$(( (1010 + (i * 53) % 60) * scale / 100 ))
+		c=$(( (990 + (i * 29) % 60) * scale / 100 ))
+		cat > "$dir/$i/demo.log" <<-LOG
+		TAP version 13
+		1..1
+		# metric demo.udp4.rate.throughput $b MB/s n=3 min=$c max=$a cv=1% samples=$a,$b,$c
+		ok 1 udp4.rate
+		# Totals: pass:1 fail:0 xfail:0 xpass:0 skip:0 error:0
+		LOG
+	done
+}
+
+pool "$tmp/clean" 100
+pool "$tmp/slow30" 70
+out=$("$ZC_TOP/tools/zc-power" -k 3 --splits 100 --seed 1 "$tmp/clean" "$tmp/slow30" 2>&1)
+rc=$?
+expect "power.runs" test "$rc" = 0
+expect "power.names_pools" grep -q slow30 <<<"$out"
+expect "power.prints_rates" grep -qiE 'false.alarm' <<<"$out"
+# The 30 % pool is detected in >= 90 % of splits; clean pairs alarm < 10 %.
+det=$(sed -n 's/^ *detection .*slow30[^:]*: *\([0-9.]*\)%.*/\1/p' <<<"$out" | head -n1)
+fa=$(sed -n 's/^ *false alarms[^:]*: *\([0-9.]*\)%.*/\1/p' <<<"$out" | head -n1)
+expect "power.detects_30pct" awk -v d="$det" 'BEGIN { exit !(d != "" && d >= 90) }'
+expect "power.clean_quiet" awk -v f="$fa" 'BEGIN { exit !(f != "" && f < 10) }'
+expect "power.bad_dir" bash -c '! "$0" /nonexistent >/dev/null 2>&1' "$ZC_TOP/tools/zc-power"
+[ "$rc" = 0 ] || printf '# %s\n' "$out" | head -20
+t_done
