@@ -4,6 +4,7 @@
  * parsing, kernel config parsing, data patterns. Prints its own TAP so
  * that a broken lib/ktap.c cannot hide its own failures.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,7 @@
 #include <unistd.h>
 
 #include "kmsg.h"
-#include "ktap.h"
+#include "runner.h"
 #include "meter.h"
 #include "opts.h"
 #include "probe.h"
@@ -158,8 +159,11 @@ static const struct zc_opt_extra extra[] = {
 
 static const char *seen_iface;
 
-static int parse_extra(int val, const char *arg, char *err, size_t len)
+static int parse_extra(int val, const char *arg, void *ctx, struct zc_why *why)
 {
+	char *err = why->msg;
+	size_t len = sizeof(why->msg);
+
 	if (val == 300 && arg[0]) {
 		seen_iface = arg;
 		return 0;
@@ -178,14 +182,17 @@ static int parse(const char *line, struct zc_opts *o, char *err)
 	char copy[256], *argv[16];
 	int argc = 0;
 	char *tok, *save = NULL;
+	struct zc_why why = { "" };
+	int ret;
 
 	snprintf(copy, sizeof(copy), "unit %s", line);
 	for (tok = strtok_r(copy, " ", &save); tok && argc < 15;
 	     tok = strtok_r(NULL, " ", &save))
 		argv[argc++] = tok;
 	argv[argc] = NULL;
-	err[0] = '\0';
-	return zc_opts_parse(o, argc, argv, &desc, err, 256);
+	ret = zc_opts_parse(o, argc, argv, &desc, NULL, &why);
+	snprintf(err, 256, "%s", why.msg);
+	return ret;
 }
 
 static void test_opts(void)
@@ -605,6 +612,145 @@ static void test_kmsg_runner(void)
 	unsetenv("ZC_KMSG_RUNS_DIR");
 }
 
+/* The row properties: expectation, precondition, setup/teardown, time limit. */
+static int row_teardowns;
+
+static void body_pass(const struct zc_case *c, void *ctx)
+{
+	ktap_pass(c->name);
+}
+
+static void body_fail(const struct zc_case *c, void *ctx)
+{
+	struct zc_why why = { "" };
+
+	ZC_CHECK_EQ(&why, "notifications", 3, 4);
+	ktap_fail(c->name, "%s", why.msg);
+}
+
+static void body_hang(const struct zc_case *c, void *ctx)
+{
+	sleep(10);
+	ktap_pass(c->name);
+}
+
+static enum zc_pre pre_skip(const struct zc_case *c, void *ctx, struct zc_why *why)
+{
+	zc_why_set(why, "a foreign packet tap on the sender");
+	return ZC_SKIP;
+}
+
+static enum zc_pre pre_xfail(const struct zc_case *c, void *ctx, struct zc_why *why)
+{
+	zc_why_set(why, "device has no zero-copy");
+	return ZC_XFAIL;
+}
+
+static int setup_fails(const struct zc_case *c, void *ctx, struct zc_why *why)
+{
+	errno = ENODEV;
+	return zc_why_errno(why, "veth %s", "a0");
+}
+
+static int setup_ok(const struct zc_case *c, void *ctx, struct zc_why *why)
+{
+	return 0;
+}
+
+static void count_teardown(const struct zc_case *c, void *ctx)
+{
+	row_teardowns++;
+}
+
+static const struct zc_case row_cases[] = {
+	{ "r.xfail_fails", body_fail, .xfail = "known: bug X" },
+	{ "r.xfail_passes", body_pass, .xfail = "known: bug X" },
+	{ "r.pre_skip", body_fail, .pre = pre_skip },
+	{ "r.pre_xfail", body_fail, .pre = pre_xfail },
+	{ "r.setup_fails", body_pass, .setup = setup_fails, .teardown = count_teardown },
+	{ "r.setup_ok", body_fail, .setup = setup_ok, .teardown = count_teardown },
+	{ "r.hang", body_hang, .timeout = 1 },
+	{ "r.after", body_pass },
+};
+
+static char *run_rows(int *rc, size_t n)
+{
+	static char *buf;
+	size_t len;
+	FILE *f;
+
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	ktap_set_output(f);
+	ktap_reset();
+	*rc = zc_run_cases(row_cases, n, NULL, NULL);
+	fclose(f);
+	ktap_set_output(NULL);
+	return buf;
+}
+
+static void test_case_rows(void)
+{
+	char buf[4096] = "";
+	int rc, pfd[2], status;
+	ssize_t got;
+	pid_t pid;
+	char *out;
+
+	unsetenv("ZC_KMSG_FILE");
+	out = run_rows(&rc, 6);
+	check(out && strstr(out, "\nok 1 r.xfail_fails # XFAIL known: bug X\n") &&
+	      strstr(out, "# notifications: expected 4, seen 3\n"),
+	      "rows.xfail_row_turns_fail_into_xfail", out);
+	check(out && strstr(out, "\nok 2 r.xfail_passes # XPASS known: bug X\n"),
+	      "rows.xfail_row_that_passes_is_xpass", out);
+	check(out && strstr(out, "\nok 3 r.pre_skip # SKIP a foreign packet tap on the sender\n"),
+	      "rows.precondition_skips_with_reason", out);
+	check(out && strstr(out, "\nok 4 r.pre_xfail # XFAIL device has no zero-copy\n"),
+	      "rows.precondition_expects_failure", out);
+	check(out && strstr(out, "\nnot ok 5 r.setup_fails\n") &&
+	      strstr(out, "# r.setup_fails: setup: veth a0: No such device\n"),
+	      "rows.setup_failure_fails_the_case", out);
+	check(out && strstr(out, "\nnot ok 6 r.setup_ok\n") && row_teardowns == 1,
+	      "rows.teardown_only_after_setup", out);
+	check(rc == KSFT_FAIL && out &&
+	      strstr(out, "pass:0 fail:2 xfail:2 xpass:1 skip:1 error:0"),
+	      "rows.totals", out);
+
+	/* A hung case is named and stops the binary: run it in a child. */
+	if (pipe(pfd))
+		return;
+	/* The child leaves through exit(): nothing of ours may be in its buffers. */
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		FILE *f = fdopen(pfd[1], "w");
+
+		close(pfd[0]);
+		ktap_set_output(f);
+		ktap_reset();
+		zc_run_cases(row_cases + 6, 2, NULL, NULL);
+		_exit(0);
+	}
+	close(pfd[1]);
+	got = read(pfd[0], buf, sizeof(buf) - 1);
+	while (got > 0 && got < (ssize_t)sizeof(buf) - 1) {
+		ssize_t more = read(pfd[0], buf + got, sizeof(buf) - 1 - got);
+
+		if (more <= 0)
+			break;
+		got += more;
+	}
+	close(pfd[0]);
+	waitpid(pid, &status, 0);
+	check(strstr(buf, "\nnot ok 1 r.hang\n") &&
+	      strstr(buf, "# r.hang: timed out after 1 s\n") &&
+	      !strstr(buf, "r.after") && WIFEXITED(status) &&
+	      WEXITSTATUS(status) == KSFT_FAIL,
+	      "rows.time_limit_names_the_case_and_stops", buf);
+}
+
 int main(void)
 {
 	printf("TAP version 13\n");
@@ -621,6 +767,7 @@ int main(void)
 	test_parse_numbers();
 	test_kmsg_parse();
 	test_kmsg_runner();
+	test_case_rows();
 	printf("1..%d\n", num);
 	return failed ? 1 : 0;
 }

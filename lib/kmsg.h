@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "why.h"
+
 #define ZC_SPLAT_TRACE	3
 
 struct zc_splat {
@@ -100,7 +102,7 @@ struct zc_known_bug {
 	 * Does the running kernel carry it? 1 yes, 0 no (fixed), -1 cannot
 	 * tell; why says how it was decided. NULL: no probe exists.
 	 */
-	int (*probe)(char *why, size_t len);
+	int (*probe)(struct zc_why *why);
 	const char *fix;	/* the fix, where one is known, else NULL */
 };
 

@@ -1,14 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* kselftest-compatible TAP output and the case table runner. */
-#include <fnmatch.h>
+/* kselftest-compatible TAP output. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "kmsg.h"
 #include "ktap.h"
 #include "meter.h"
-#include "opts.h"
-#include "util.h"
 
 static FILE *ktap_out;
 static struct ktap_counts counts;
@@ -151,25 +147,59 @@ static void result(unsigned int *counter, bool ok, const char *name,
 	snprintf(held.reason, sizeof(held.reason), "%s", reason ? reason : "");
 }
 
-static void hold_release(void)
+void ktap_hold(void)
+{
+	memset(&held, 0, sizeof(held));
+	held.active = true;
+}
+
+void ktap_hold_release(void)
 {
 	if (held.have)
 		result_line(held.ok, held.name, held.directive, held.reason);
 	memset(&held, 0, sizeof(held));
 }
 
-static void hold_change(unsigned int *counter, bool ok, const char *directive,
-			const char *reason)
+enum ktap_status ktap_held(void)
 {
-	if (!held.have || held.counter == &counts.fail)
-		return;		/* no result, or a failure already */
+	if (!held.have)
+		return KTAP_NONE;
+	if (held.counter == &counts.pass)
+		return KTAP_PASS;
+	if (held.counter == &counts.fail)
+		return KTAP_FAIL;
+	if (held.counter == &counts.skip)
+		return KTAP_SKIP;
+	if (held.counter == &counts.xfail)
+		return KTAP_XFAIL;
+	return KTAP_XPASS;
+}
+
+void ktap_hold_change(enum ktap_status to, const char *reason)
+{
+	static const char *const dirs[] = {
+		[KTAP_SKIP] = "SKIP", [KTAP_XFAIL] = "XFAIL", [KTAP_XPASS] = "XPASS",
+	};
+	unsigned int *const ctr[] = {
+		[KTAP_PASS] = &counts.pass, [KTAP_FAIL] = &counts.fail,
+		[KTAP_SKIP] = &counts.skip, [KTAP_XFAIL] = &counts.xfail,
+		[KTAP_XPASS] = &counts.xpass,
+	};
+
+	if (!held.have || to == KTAP_NONE)
+		return;
 	(*held.counter)--;
-	(*counter)++;
-	held.counter = counter;
-	held.ok = ok;
-	held.directive = directive;
+	held.counter = ctr[to];
+	(*held.counter)++;
+	held.ok = to != KTAP_FAIL;
+	held.directive = dirs[to];
 	snprintf(held.reason, sizeof(held.reason), "%s", reason ? reason : "");
 	clean_reason(held.reason);
+}
+
+void ktap_count_error(void)
+{
+	counts.error++;
 }
 
 void ktap_pass(const char *name)
@@ -335,172 +365,4 @@ void ktap_exit_fail_msg(const char *fmt, ...)
 	fprintf(out(), "Bail out! %s\n", msg);
 	counts.error++;
 	exit(ktap_finish());
-}
-
-bool zc_case_selected(const struct zc_opts *o, const char *name)
-{
-	int i;
-
-	if (!o || !o->npatterns)
-		return true;
-	/* A pattern matches as a glob, or as a plain substring. */
-	for (i = 0; i < o->npatterns; i++) {
-		if (!fnmatch(o->patterns[i], name, 0))
-			return true;
-		if (!strpbrk(o->patterns[i], "*?[") &&
-		    strstr(name, o->patterns[i]))
-			return true;
-	}
-	return false;
-}
-
-static unsigned int count_selected(const struct zc_case *cases, size_t n,
-				   const struct zc_opts *o)
-{
-	unsigned int cnt = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		cnt += zc_case_selected(o, cases[i].name);
-	return cnt;
-}
-
-void zc_list_cases(const struct zc_case *cases, size_t n,
-		   const struct zc_opts *o)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (zc_case_selected(o, cases[i].name))
-			printf("%s\n", cases[i].name);
-}
-
-static int no_case_selected(const struct zc_opts *o)
-{
-	fprintf(stderr, "%s: no case matches the given -t pattern\n",
-		o && o->desc ? o->desc->name : "test");
-	return KSFT_FAIL;
-}
-
-/* Does the running kernel carry a known bug? Its probe says, or its pattern alone. */
-static bool bug_carried(const struct zc_known_bug *b, char *why, size_t len)
-{
-	*why = '\0';
-	if (!b->probe)
-		return true;
-	return b->probe(why, len) != 0;
-}
-
-/*
- * The kernel log of a case's window decides with the case: a splat of
- * one of our threads, or of no task while no other run of the suite was
- * active, belongs to the case; a splat of no task while another run was
- * active cannot be placed and fails the binary (error); another
- * process's splat is only reported.
- */
-static void kmsg_verdict(const char *name)
-{
-	const struct zc_known_bug *known = NULL, *b;
-	struct zc_splat s[8];
-	char sum[512], why[256], reason[512];
-	bool shared, unknown = false;
-	enum zc_splat_owner own;
-	int n, i;
-
-	n = zc_kmsg_collect(s, ZC_ARRAY_SIZE(s), &shared);
-	for (i = 0; i < n && i < (int)ZC_ARRAY_SIZE(s); i++) {
-		own = zc_kmsg_owner(&s[i]);
-		b = zc_known_bug_match(&s[i]);
-		zc_splat_summary(&s[i], sum, sizeof(sum));
-		if (own == ZC_SPLAT_OTHER) {
-			ktap_print_msg("kmsg: another process's report, not counted: %s", sum);
-			continue;
-		}
-		if (own == ZC_SPLAT_KERNEL && shared) {
-			ktap_print_msg("kmsg: cannot be tied to one case (another zc-selftests run was active)%s: %s",
-				       b ? ", known bug, not counted" : "", sum);
-			counts.error += !b;
-			continue;
-		}
-		ktap_print_msg("kmsg: %s: %s", name, sum);
-		if (b && bug_carried(b, why, sizeof(why))) {
-			known = b;
-			continue;
-		}
-		if (b)
-			ktap_print_msg("kmsg: %s should not happen here (%s)", b->name, why);
-		unknown = true;
-	}
-	if (n > (int)ZC_ARRAY_SIZE(s)) {
-		ktap_print_msg("kmsg: %d more reports in the window", n - (int)ZC_ARRAY_SIZE(s));
-		unknown = true;
-	}
-	if (unknown) {
-		hold_change(&counts.fail, false, NULL, NULL);
-	} else if (known) {
-		snprintf(reason, sizeof(reason), "known kernel bug %s: %s",
-			 known->name, s[0].first);
-		hold_change(&counts.xfail, true, "XFAIL", reason);
-	}
-}
-
-static void run_case(const struct zc_case *c, void *ctx, bool watch)
-{
-	unsigned int before = ktap_reported();
-
-	held.active = watch;
-	c->fn(c, ctx);
-	if (ktap_reported() == before)
-		ktap_fail(c->name, "case reported no result");
-	else if (ktap_reported() != before + 1)
-		counts.error++;
-	if (watch)
-		kmsg_verdict(c->name);
-	hold_release();
-}
-
-int zc_run_cases(const struct zc_case *cases, size_t n,
-		 const struct zc_opts *o, void *ctx)
-{
-	unsigned int planned = count_selected(cases, n, o);
-	bool watch;
-	size_t i;
-
-	if (!planned)
-		return no_case_selected(o);
-	watch = zc_kmsg_start();
-	ktap_header();
-	ktap_plan(planned);
-	for (i = 0; i < n; i++)
-		if (zc_case_selected(o, cases[i].name))
-			run_case(&cases[i], ctx, watch);
-	if (o && o->desc)
-		zc_report_calibration(o->desc->name);
-	if (watch) {
-		/* The runner looks at what comes after, once we have exited. */
-		ktap_print_msg("kmsg: watched to seq %llu", zc_kmsg_last_seq());
-		zc_kmsg_stop();
-	}
-	return ktap_finish();
-}
-
-int zc_skip_cases(const struct zc_case *cases, size_t n,
-		  const struct zc_opts *o, const char *fmt, ...)
-{
-	unsigned int planned = count_selected(cases, n, o);
-	char reason[512];
-	va_list ap;
-	size_t i;
-
-	if (!planned)
-		return no_case_selected(o);
-	va_start(ap, fmt);
-	vsnprintf(reason, sizeof(reason), fmt, ap);
-	va_end(ap);
-	ktap_header();
-	ktap_plan(planned);
-	for (i = 0; i < n; i++)
-		if (zc_case_selected(o, cases[i].name))
-			ktap_skip(cases[i].name, "%s", reason);
-	return ktap_finish();
 }

@@ -19,7 +19,6 @@
 #define KSFT_SKIP	4
 
 struct zc_stats;
-struct zc_opts;
 
 struct ktap_counts {
 	unsigned int pass, fail, xfail, xpass, skip, error;
@@ -81,28 +80,17 @@ void __attribute__((noreturn)) ktap_exit_skip_all(const char *fmt, ...)
 void __attribute__((noreturn)) ktap_exit_fail_msg(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 
-/* Case table */
-struct zc_case;
-typedef void (*zc_case_fn)(const struct zc_case *c, void *ctx);
-
-struct zc_case {
-	const char *name;	/* stable identifier, e.g. "udp4.sendzc.pairing" */
-	zc_case_fn fn;		/* must report exactly one result for c->name */
-	const void *arg;
-};
-
-bool zc_case_selected(const struct zc_opts *o, const char *name);
-void zc_list_cases(const struct zc_case *cases, size_t n,
-		   const struct zc_opts *o);
 /*
- * Print header and plan for the selected cases, run them, print totals.
- * A case that reports nothing is failed. Returns the kselftest exit code.
+ * The runner holds a case's result line until its verdict is final: an
+ * expected failure, or a kernel splat in the case's window, may still
+ * change it.
  */
-int zc_run_cases(const struct zc_case *cases, size_t n,
-		 const struct zc_opts *o, void *ctx);
-/* Every selected case skipped for one reason (keeps case names stable). */
-int zc_skip_cases(const struct zc_case *cases, size_t n,
-		  const struct zc_opts *o, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+enum ktap_status { KTAP_NONE, KTAP_PASS, KTAP_FAIL, KTAP_SKIP, KTAP_XFAIL, KTAP_XPASS };
+void ktap_hold(void);
+enum ktap_status ktap_held(void);
+void ktap_hold_change(enum ktap_status to, const char *reason);
+void ktap_hold_release(void);
+/* A fault of the binary rather than of a case (fails the run). */
+void ktap_count_error(void);
 
 #endif

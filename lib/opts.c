@@ -237,9 +237,11 @@ static int map_short(int c)
 }
 
 int zc_opts_parse(struct zc_opts *o, int argc, char **argv,
-		  const struct zc_test_desc *d, char *err, size_t len)
+		  const struct zc_test_desc *d, void *ctx, struct zc_why *why)
 {
 	struct option *lo = build_longopts(d);
+	char *err = why->msg;
+	size_t len = sizeof(why->msg);
 	int c, ret = 0;
 
 	if (len)
@@ -262,7 +264,7 @@ int zc_opts_parse(struct zc_opts *o, int argc, char **argv,
 		} else {
 			ret = handle_common(o, c, optarg, err, len);
 			if (ret == 1)
-				ret = d->parse ? d->parse(c, optarg, err, len) :
+				ret = d->parse ? d->parse(c, optarg, ctx, why) :
 					err_out(err, len, "unhandled option");
 		}
 	}
@@ -275,10 +277,11 @@ int zc_opts_parse(struct zc_opts *o, int argc, char **argv,
 }
 
 void zc_opts_parse_or_exit(struct zc_opts *o, int argc, char **argv,
-			   const struct zc_test_desc *d)
+			   const struct zc_test_desc *d, void *ctx)
 {
-	char err[256] = "";
-	int ret = zc_opts_parse(o, argc, argv, d, err, sizeof(err));
+	struct zc_why why = { "" };
+	int ret = zc_opts_parse(o, argc, argv, d, ctx, &why);
+	const char *err = why.msg;
 
 	if (ret == 1) {
 		zc_usage(d, stdout);

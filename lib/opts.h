@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "why.h"
+
 #define ZC_MAX_PATTERNS	16
 
 struct zc_opt_extra {
@@ -23,8 +25,8 @@ struct zc_test_desc {
 	const char *name;	/* binary name, e.g. "sendzc_notif" */
 	const char *summary;	/* one line */
 	const struct zc_opt_extra *extra;	/* terminated by name == NULL */
-	/* Handle an extra option; return 0, or -1 with err filled in. */
-	int (*parse)(int val, const char *arg, char *err, size_t errlen);
+	/* Handle an extra option into ctx; return 0, or -1 with why. */
+	int (*parse)(int val, const char *arg, void *ctx, struct zc_why *why);
 	long size_default;	/* default --size in bytes */
 	long size_max;		/* largest accepted --size */
 };
@@ -53,10 +55,10 @@ struct zc_opts {
  * ZC_REPEAT and ZC_VERIFY in the environment (run_tests.sh -d/-r/-v).
  */
 int zc_opts_parse(struct zc_opts *o, int argc, char **argv,
-		  const struct zc_test_desc *d, char *err, size_t errlen);
+		  const struct zc_test_desc *d, void *ctx, struct zc_why *why);
 /* Parse or exit: usage on --help (0), one-line error on bad input (1). */
 void zc_opts_parse_or_exit(struct zc_opts *o, int argc, char **argv,
-			   const struct zc_test_desc *d);
+			   const struct zc_test_desc *d, void *ctx);
 void zc_usage(const struct zc_test_desc *d, FILE *out);
 
 /* Strict number parsers used by tests for their own options. */

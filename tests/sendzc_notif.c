@@ -35,7 +35,7 @@
 #include <bpf/libbpf.h>
 
 #include "compat.h"
-#include "ktap.h"
+#include "runner.h"
 #include "meter.h"
 #include "netns.h"
 #include "opts.h"
@@ -1430,8 +1430,11 @@ static bool peer_cmd_ok(const char *cmd)
 	return ok;
 }
 
-static int parse_extra(int val, const char *arg, char *err, size_t len)
+static int parse_extra(int val, const char *arg, void *ctx, struct zc_why *why)
 {
+	char *err = why->msg;
+	size_t len = sizeof(why->msg);
+
 	if (val == OPT_PEER_EXEC && peer_cmd_ok(arg)) {
 		opt_peer_exec = arg;
 		return 0;
@@ -1487,7 +1490,7 @@ int main(int argc, char **argv)
 	char reason[256];
 	int ret;
 
-	zc_opts_parse_or_exit(&o, argc, argv, &desc);
+	zc_opts_parse_or_exit(&o, argc, argv, &desc, NULL);
 	if (o.list) {
 		zc_list_cases(cases, n, &o);
 		return KSFT_PASS;

@@ -30,7 +30,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "ktap.h"
+#include "runner.h"
 #include "meter.h"
 #include "netns.h"
 #include "opts.h"
@@ -97,8 +97,11 @@ static const struct zc_opt_extra extra_opts[] = {
 	{ NULL }
 };
 
-static int parse_extra(int val, const char *arg, char *err, size_t len)
+static int parse_extra(int val, const char *arg, void *ctx, struct zc_why *why)
 {
+	char *err = why->msg;
+	size_t len = sizeof(why->msg);
+
 	switch (val) {
 	case OPT_RCVBUF:
 		/* Below 64K loopback TCP crawls: no case would finish in time. */
@@ -1531,7 +1534,7 @@ int main(int argc, char **argv)
 	char reason[256];
 	int ret;
 
-	zc_opts_parse_or_exit(&cx.o, argc, argv, &desc);
+	zc_opts_parse_or_exit(&cx.o, argc, argv, &desc, NULL);
 	if (cx.o.list) {
 		zc_list_cases(cases, ZC_ARRAY_SIZE(cases), &cx.o);
 		return KSFT_PASS;

@@ -44,7 +44,7 @@
 
 #include "compat.h"
 #include "env.h"
-#include "ktap.h"
+#include "runner.h"
 #include "meter.h"
 #include "netdev_nl.h"
 #include "netns.h"
@@ -181,8 +181,11 @@ static const struct zc_opt_extra extra_opts[] = {
 	{ NULL }
 };
 
-static int parse_extra(int val, const char *arg, char *err, size_t len)
+static int parse_extra(int val, const char *arg, void *ctx, struct zc_why *why)
 {
+	char *err = why->msg;
+	size_t len = sizeof(why->msg);
+
 	switch (val) {
 	case OPT_LIST_TAPS:
 		opt_list_taps = true;
@@ -1531,7 +1534,7 @@ int main(int argc, char **argv)
 	char reason[256], wreason[256];
 	int ret;
 
-	zc_opts_parse_or_exit(&cx.o, argc, argv, &desc);
+	zc_opts_parse_or_exit(&cx.o, argc, argv, &desc, NULL);
 	if (opt_netns && !opt_list_taps) {
 		fprintf(stderr, "%s: --netns goes with --list-taps\n", NAME);
 		return KSFT_FAIL;

@@ -45,7 +45,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "ktap.h"
+#include "runner.h"
 #include "meter.h"
 #include "netdev_nl.h"
 #include "netns.h"
@@ -169,8 +169,11 @@ static const struct zc_opt_extra extra_opts[] = {
 	{ NULL }
 };
 
-static int parse_extra(int val, const char *arg, char *err, size_t len)
+static int parse_extra(int val, const char *arg, void *ctx, struct zc_why *why)
 {
+	char *err = why->msg;
+	size_t len = sizeof(why->msg);
+
 	switch (val) {
 	case OPT_IFACE:
 		if (!*arg || strlen(arg) >= IF_NAMESIZE) {
@@ -1780,7 +1783,7 @@ int main(int argc, char **argv)
 	char why[256];
 	int ret;
 
-	zc_opts_parse_or_exit(&o, argc, argv, &desc);
+	zc_opts_parse_or_exit(&o, argc, argv, &desc, NULL);
 	if (o.list) {
 		zc_list_cases(cases, n, &o);
 		return KSFT_PASS;
