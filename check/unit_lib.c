@@ -277,11 +277,11 @@ static void test_config(void)
 	      zc_config_get("D") == 'n', "config.load_and_get", NULL);
 	{
 		const char *need[] = { "CONFIG_A", "B" };
-		char reason[64];
+		struct zc_why why;
 
-		check(zc_require_config(reason, sizeof(reason), need, 2) == -1 &&
-		      !strcmp(reason, "CONFIG_B not set"), "config.skip_reason",
-		      reason);
+		check(zc_require_config(&why, need, 2) == -1 &&
+		      !strcmp(why.msg, "CONFIG_B not set"), "config.skip_reason",
+		      why.msg);
 	}
 	unlink(path);
 }

@@ -36,11 +36,13 @@ static int offload_cause(const struct zc_side *s, char *why, size_t len)
 	return 1;
 }
 
-int zc_env_copy_cause(const struct zc_topo *t, char *why, size_t len)
+int zc_env_copy_cause(const struct zc_topo *t, struct zc_why *w)
 {
+	char *why = w->msg;
+	size_t len = sizeof(w->msg);
 	int own[2] = { t->a.nsfd, t->b.nsfd };
 
-	if (zc_taps_foreign(own, 2, why, len) > 0)
+	if (zc_taps_foreign(own, 2, w) > 0)
 		return 1;
 	return offload_cause(&t->a, why, len);
 }

@@ -8,6 +8,7 @@
 #define ZC_ENV_H
 
 #include <stddef.h>
+#include "why.h"
 
 struct zc_topo;
 
@@ -18,6 +19,6 @@ struct zc_topo;
  * without scatter-gather or transmit checksum offload. 1 with the cause
  * in why ("environment: ..."), 0 when none is found.
  */
-int zc_env_copy_cause(const struct zc_topo *t, char *why, size_t len);
+int zc_env_copy_cause(const struct zc_topo *t, struct zc_why *why);
 
 #endif

@@ -530,8 +530,10 @@ static void inject_tap(struct zc_topo *t)
 		       t->inject_tap_fd >= 0 ? "ok" : strerror(-t->inject_tap_fd));
 }
 
-int zc_topo_setup(struct zc_topo *t, int mtu, char *err, size_t errlen)
+int zc_topo_setup(struct zc_topo *t, int mtu, struct zc_why *w)
 {
+	char *err = w->msg;
+	size_t errlen = sizeof(w->msg);
 	const char *step = "";
 	int ret;
 

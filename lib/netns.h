@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <netinet/in.h>
+#include "why.h"
 
 struct zc_side {
 	int nsfd;			/* namespace fd */
@@ -53,7 +54,7 @@ int zc_netns_run(int nsfd, int (*fn)(void *arg), void *arg);
  * (they return to the initial namespace with ours); t->mtu is then what
  * the devices accept, which may be less than asked for.
  */
-int zc_topo_setup(struct zc_topo *t, int mtu, char *err, size_t errlen);
+int zc_topo_setup(struct zc_topo *t, int mtu, struct zc_why *why);
 void zc_topo_teardown(struct zc_topo *t);
 int zc_topo_set_mtu(struct zc_topo *t, int mtu);
 

@@ -52,8 +52,10 @@ static const char *cap_label(cap_value_t cap)
 	return buf;
 }
 
-int zc_require_caps(char *reason, size_t len, const cap_value_t *caps, int n)
+int zc_require_caps(struct zc_why *w, const cap_value_t *caps, int n)
 {
+	char *reason = w->msg;
+	size_t len = sizeof(w->msg);
 	int i;
 
 	for (i = 0; i < n; i++) {
@@ -65,8 +67,11 @@ int zc_require_caps(char *reason, size_t len, const cap_value_t *caps, int n)
 	return 0;
 }
 
-int zc_require_bpf_caps(char *reason, size_t len)
+int zc_require_bpf_caps(struct zc_why *w)
 {
+	char *reason = w->msg;
+	size_t len = sizeof(w->msg);
+
 	if (zc_have_cap(CAP_SYS_ADMIN) ||
 	    (zc_have_cap(CAP_BPF) && zc_have_cap(CAP_PERFMON) &&
 	     zc_have_cap(CAP_NET_ADMIN)))
@@ -144,8 +149,10 @@ static int seccomp_mode(void)
 	return mode;
 }
 
-int zc_probe_bpf(char *reason, size_t len)
+int zc_probe_bpf(struct zc_why *w)
 {
+	char *reason = w->msg;
+	size_t len = sizeof(w->msg);
 	/* r0 = 0 (TC_ACT_OK); exit */
 	static const struct bpf_insn insns[] = {
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
@@ -180,8 +187,10 @@ int zc_probe_bpf(char *reason, size_t len)
 	return -1;
 }
 
-int zc_probe_uring(char *reason, size_t len)
+int zc_probe_uring(struct zc_why *w)
 {
+	char *reason = w->msg;
+	size_t len = sizeof(w->msg);
 	struct io_uring_params p = { 0 };
 	long dis = 0;
 	int fd, err;
@@ -292,8 +301,10 @@ char zc_config_get(const char *option)
 	return 'n';
 }
 
-int zc_require_config(char *reason, size_t len, const char *const *opts, int n)
+int zc_require_config(struct zc_why *w, const char *const *opts, int n)
 {
+	char *reason = w->msg;
+	size_t len = sizeof(w->msg);
 	int i;
 
 	for (i = 0; i < n; i++) {

@@ -10,12 +10,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/capability.h>
+#include "why.h"
 
 /* 0 if every cap is effective, else -1 with "needs CAP_X" in reason. */
-int zc_require_caps(char *reason, size_t len, const cap_value_t *caps, int n);
+int zc_require_caps(struct zc_why *why, const cap_value_t *caps, int n);
 bool zc_have_cap(cap_value_t cap);
 /* CAP_BPF, or CAP_SYS_ADMIN on kernels/headers without it. */
-int zc_require_bpf_caps(char *reason, size_t len);
+int zc_require_bpf_caps(struct zc_why *why);
 
 /*
  * User namespaces. CAP_BPF, CAP_PERFMON, CAP_IPC_LOCK (and CAP_SYS_ADMIN
@@ -33,13 +34,13 @@ bool zc_have_cap_init(cap_value_t cap);
  * program): 0, or -1 with a reason that names the user namespace and
  * the capability when those are why.
  */
-int zc_probe_bpf(char *reason, size_t len);
+int zc_probe_bpf(struct zc_why *why);
 /*
  * Does io_uring_setup work here? Tries it: seccomp (Docker's default
  * profile), an LSM, kernel.io_uring_disabled or a kernel without
  * CONFIG_IO_URING each give their own reason. 0, or -1 with the reason.
  */
-int zc_probe_uring(char *reason, size_t len);
+int zc_probe_uring(struct zc_why *why);
 
 /*
  * Kernel config: 'y', 'm', 'n' (absent or "is not set"), or 0 when no
@@ -47,7 +48,7 @@ int zc_probe_uring(char *reason, size_t len);
  */
 char zc_config_get(const char *option);
 /* 0 if every option is y/m or config is unknown; else reason "CONFIG_X not set". */
-int zc_require_config(char *reason, size_t len, const char *const *opts, int n);
+int zc_require_config(struct zc_why *why, const char *const *opts, int n);
 /* Parse one config line; fills name/value; returns 0 or -1 (comment/blank). */
 int zc_config_parse_line(const char *line, char *name, size_t nlen, char *val);
 /* Load from an explicit file (plain or gzip); for tests. Returns count or -errno. */

@@ -320,8 +320,10 @@ const char *zc_tap_applies(const struct zc_tap *t, int netns_taps,
 	return NULL;
 }
 
-int zc_taps_foreign(const int *nsfds, int nown, char *why, size_t len)
+int zc_taps_foreign(const int *nsfds, int nown, struct zc_why *w)
 {
+	char *why = w->msg;
+	size_t len = sizeof(w->msg);
 	struct zc_tap *taps = calloc(ZC_TAPS_ALL_MAX, sizeof(*taps));
 	int netns_taps = zc_btf_has_member("net", "ptype_all");
 	unsigned long own[8];

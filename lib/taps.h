@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <net/if.h>
+#include "why.h"
 
 struct zc_tap {
 	unsigned long inode;
@@ -64,7 +65,7 @@ int zc_taps_all(struct zc_tap *taps, int max);
  * a reason in why, "environment: packet tap of pid P (COMM) ... netns
  * net:[INODE], copies zero-copy sends: WHY ON THIS KERNEL".
  */
-int zc_taps_foreign(const int *nsfds, int n, char *why, size_t len);
+int zc_taps_foreign(const int *nsfds, int n, struct zc_why *why);
 /*
  * Why tap t copies zero-copy sends through the namespaces own[] (inodes)
  * on a kernel whose tap lists are per namespace (netns_taps 1), global

@@ -318,8 +318,10 @@ fail:
 	return err < 0 ? err : -err;
 }
 
-int zc_witness_open(char *reason, size_t len)
+int zc_witness_open(struct zc_why *w)
 {
+	char *reason = w->msg;
+	size_t len = sizeof(w->msg);
 	libbpf_print_fn_t old;
 	bool cow;
 	int err;

@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "why.h"
 
 struct zc_witness_counts {
 	uint64_t copy_ubufs;	/* skb_copy_ubufs: calls or pages, see unit */
@@ -40,7 +41,7 @@ struct zc_witness_counts {
  * Load and attach the best witness the kernel allows. Returns 0, or
  * -errno with a one-line reason ("fentry: EPERM; tp_btf: ...") in reason.
  */
-int zc_witness_open(char *reason, size_t len);
+int zc_witness_open(struct zc_why *why);
 void zc_witness_close(void);
 /* "fentry", "tracepoint" or NULL; *reason says why not fentry / why none. */
 const char *zc_witness_kind(const char **reason);

@@ -773,6 +773,7 @@ static void case_usage(const struct zc_case *zc, void *arg)
 	struct session ss = { .sink = a->kind == K_USAGE_ZC,
 			      .lo = a->kind == K_USAGE_COPIED && c->t.real_pair };
 	uint64_t n = USAGE_SENDS, want_zc = n, want_cp = 0;
+	struct zc_why env;
 	char why[512];
 	int ret;
 
@@ -809,8 +810,8 @@ static void case_usage(const struct zc_case *zc, void *arg)
 		ktap_fail(zc->name, "%s", why);
 	else if (!ss.ok)
 		ktap_fail(zc->name, "contract broken");
-	else if (ss.r.usage_copied > want_cp && zc_env_copy_cause(&c->t, why, sizeof(why)))
-		ktap_skip(zc->name, "%s", why);
+	else if (ss.r.usage_copied > want_cp && zc_env_copy_cause(&c->t, &env))
+		ktap_skip(zc->name, "%s", env.msg);
 	else
 		ktap_result(zc->name, ss.r.usage_zc == want_zc &&
 			    ss.r.usage_copied == want_cp && !ss.r.usage_other,
@@ -1121,7 +1122,7 @@ static void case_rate(const struct zc_case *zc, void *arg)
 	struct zc_stats vs_send = {};
 	struct zc_rate rate;
 	uint64_t pk0, sunk, ref_sent;
-	char why[512];
+	struct zc_why env;
 	int ret, fl;
 
 	if (!mode_available(c, zc, a))
@@ -1159,8 +1160,8 @@ static void case_rate(const struct zc_case *zc, void *arg)
 	}
 	/* A copy a cause outside the kernel explains is no zcmode to compare. */
 	if (zc_send_mode_zerocopy(a->mode) && st->copied &&
-	    zc_env_copy_cause(&c->t, why, sizeof(why))) {
-		ktap_skip(zc->name, "%s", why);
+	    zc_env_copy_cause(&c->t, &env)) {
+		ktap_skip(zc->name, "%s", env.msg);
 		goto out;
 	}
 	rate_report(zc, &rate, vs_send.n ? &vs_send : NULL);
@@ -1250,12 +1251,13 @@ static const struct zc_case cases[] = {
 
 static int probe_uring(struct ctx *c, char *reason, size_t len)
 {
+	struct zc_why w = { "" };
 	struct io_uring_probe *p;
 	struct io_uring ring;
 	int ret;
 
-	if (zc_probe_uring(reason, len))
-		return -1;
+	if (zc_probe_uring(&w))
+		return snprintf(reason, len, "%s", w.msg), -1;
 	ret = io_uring_queue_init(2, &ring, 0);
 	if (ret) {
 		snprintf(reason, len, "io_uring_setup: %s", strerror(-ret));
@@ -1283,12 +1285,14 @@ static int probe_uring(struct ctx *c, char *reason, size_t len)
 static int probe_all(struct ctx *c, char *reason, size_t len)
 {
 	static const cap_value_t caps[] = { CAP_NET_ADMIN, CAP_SYS_ADMIN };
+	struct zc_why w = { "" };
 
-	if (zc_require_caps(reason, len, caps, ZC_ARRAY_SIZE(caps)) ||
-	    zc_require_bpf_caps(reason, len))
-		return -1;
+	if (zc_require_caps(&w, caps, ZC_ARRAY_SIZE(caps)) ||
+	    zc_require_bpf_caps(&w))
+		return snprintf(reason, len, "%s", w.msg), -1;
 	probe_uring(c, c->uring_skip, sizeof(c->uring_skip));
-	zc_probe_bpf(c->bpf_skip, sizeof(c->bpf_skip));
+	if (zc_probe_bpf(&w))
+		snprintf(c->bpf_skip, sizeof(c->bpf_skip), "%s", w.msg);
 	return 0;
 }
 
@@ -1345,11 +1349,12 @@ static int wait_path(struct ctx *c)
 
 static int setup(struct ctx *c, char *err, size_t len)
 {
+	struct zc_why w = { "" };
 	int ret;
 
-	ret = zc_topo_setup(&c->t, MTU, err, len);
+	ret = zc_topo_setup(&c->t, MTU, &w);
 	if (ret)
-		return ret;
+		return snprintf(err, len, "%s", w.msg), ret;
 	if (c->bpf_skip[0]) {
 		ktap_print_msg("no BPF, no tc sink: UDP cases use a receiver in b, zero-copy ones skip (%s)",
 			       c->bpf_skip);

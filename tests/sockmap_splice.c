@@ -1500,15 +1500,15 @@ static const struct zc_case cases[] = {
 	{ "rate_ingress_default_rcvbuf", case_rate, &rate_ingress_default },
 };
 
-static int prereqs(char *reason, size_t len)
+static int prereqs(struct zc_why *why)
 {
 	static const cap_value_t caps[] = { CAP_SYS_ADMIN, CAP_NET_ADMIN };
 	static const char *const config[] = { "CONFIG_BPF_SYSCALL",
 					      "CONFIG_NET_SOCK_MSG", "CONFIG_INET" };
 
-	if (zc_require_caps(reason, len, caps, ZC_ARRAY_SIZE(caps)) ||
-	    zc_require_bpf_caps(reason, len) ||
-	    zc_require_config(reason, len, config, ZC_ARRAY_SIZE(config)))
+	if (zc_require_caps(why, caps, ZC_ARRAY_SIZE(caps)) ||
+	    zc_require_bpf_caps(why) ||
+	    zc_require_config(why, config, ZC_ARRAY_SIZE(config)))
 		return -1;
 	return 0;
 }
@@ -1531,7 +1531,7 @@ static int ctx_init(struct ctx *cx)
 int main(int argc, char **argv)
 {
 	static struct ctx cx;
-	char reason[256];
+	struct zc_why why = { "" };
 	int ret;
 
 	zc_opts_parse_or_exit(&cx.o, argc, argv, &desc, NULL);
@@ -1539,10 +1539,12 @@ int main(int argc, char **argv)
 		zc_list_cases(cases, ZC_ARRAY_SIZE(cases), &cx.o);
 		return KSFT_PASS;
 	}
-	if (prereqs(reason, sizeof(reason)))
-		return zc_skip_cases(cases, ZC_ARRAY_SIZE(cases), &cx.o, "%s", reason);
-	if (zc_probe_bpf(cx.bpf_skip, sizeof(cx.bpf_skip)))
+	if (prereqs(&why))
+		return zc_skip_cases(cases, ZC_ARRAY_SIZE(cases), &cx.o, "%s", why.msg);
+	if (zc_probe_bpf(&why)) {
+		snprintf(cx.bpf_skip, sizeof(cx.bpf_skip), "%s", why.msg);
 		ktap_print_msg("no BPF: only plain TCP runs (%s)", cx.bpf_skip);
+	}
 	if (ctx_init(&cx))
 		ktap_exit_fail_msg("%s: out of memory or no /dev/null", NAME);
 	zc_raise_limits();

@@ -1026,13 +1026,23 @@ static void plan_case(const struct ctx *cx, const struct vcase *v,
  * offload the device lacks): the environment explains the copy, so the
  * case cannot judge the kernel. Without such a cause it still fails.
  */
+static int env_cause(struct ctx *cx, char *why, size_t len)
+{
+	struct zc_why w;
+	int ret = zc_env_copy_cause(&cx->t, &w);
+
+	if (ret)
+		snprintf(why, len, "%s", w.msg);
+	return ret;
+}
+
 static bool env_explains(const struct zc_case *c, struct ctx *cx)
 {
-	char why[512];
+	struct zc_why why;
 
-	if (!zc_env_copy_cause(&cx->t, why, sizeof(why)))
+	if (!zc_env_copy_cause(&cx->t, &why))
 		return false;
-	ktap_skip(c->name, "%s", why);
+	ktap_skip(c->name, "%s", why.msg);
 	return true;
 }
 
@@ -1316,7 +1326,7 @@ static int measure(struct ctx *cx, const struct rcase *rc,
 		ret = -EIO;
 	} else if (zc_send_mode_zerocopy(rc->mode) &&
 		   zc_sender_stats(a[0].s)->copied &&
-		   zc_env_copy_cause(&cx->t, why, len)) {
+		   env_cause(cx, why, len)) {
 		/* No zcmode line: the copy is not the kernel's to judge. */
 		ret = 1;
 	} else {
@@ -1460,7 +1470,7 @@ static const struct zc_case cases[] = {
 
 /* ---- setup ---- */
 
-static int prereqs(char *reason, size_t len)
+static int prereqs(struct zc_why *why)
 {
 	static const cap_value_t caps[] = { CAP_SYS_ADMIN, CAP_NET_ADMIN,
 					    CAP_NET_RAW };
@@ -1469,9 +1479,9 @@ static int prereqs(char *reason, size_t len)
 		"CONFIG_NET_CLS_BPF", "CONFIG_BPF_SYSCALL",
 	};
 
-	if (zc_require_caps(reason, len, caps, ZC_ARRAY_SIZE(caps)) ||
-	    zc_require_bpf_caps(reason, len) ||
-	    zc_require_config(reason, len, config, ZC_ARRAY_SIZE(config)))
+	if (zc_require_caps(why, caps, ZC_ARRAY_SIZE(caps)) ||
+	    zc_require_bpf_caps(why) ||
+	    zc_require_config(why, config, ZC_ARRAY_SIZE(config)))
 		return -1;
 	return 0;
 }
@@ -1531,7 +1541,8 @@ static int sink_attach(struct ctx *cx, char *why, size_t len)
 int main(int argc, char **argv)
 {
 	static struct ctx cx;
-	char reason[256], wreason[256];
+	struct zc_why why = { "" };
+	char reason[256];
 	int ret;
 
 	zc_opts_parse_or_exit(&cx.o, argc, argv, &desc, NULL);
@@ -1546,19 +1557,21 @@ int main(int argc, char **argv)
 		return KSFT_PASS;
 	}
 	cx.sends = opt_sends;
-	if (prereqs(reason, sizeof(reason)))
-		return zc_skip_cases(cases, ZC_ARRAY_SIZE(cases), &cx.o, "%s", reason);
+	if (prereqs(&why))
+		return zc_skip_cases(cases, ZC_ARRAY_SIZE(cases), &cx.o, "%s", why.msg);
 	zc_raise_limits();
-	zc_probe_uring(cx.uring_skip, sizeof(cx.uring_skip));
-	zc_probe_bpf(cx.bpf_skip, sizeof(cx.bpf_skip));
-	if (zc_topo_setup(&cx.t, TOPO_MTU, reason, sizeof(reason)))
-		ktap_exit_fail_msg("%s: topology: %s", NAME, reason);
+	if (zc_probe_uring(&why))
+		snprintf(cx.uring_skip, sizeof(cx.uring_skip), "%s", why.msg);
+	if (zc_probe_bpf(&why))
+		snprintf(cx.bpf_skip, sizeof(cx.bpf_skip), "%s", why.msg);
+	if (zc_topo_setup(&cx.t, TOPO_MTU, &why))
+		ktap_exit_fail_msg("%s: topology: %s", NAME, why.msg);
 	if (!cx.bpf_skip[0] && sink_attach(&cx, reason, sizeof(reason)))
 		ktap_exit_fail_msg("%s: %s", NAME, reason);
 	probe_topology(&cx);
 	/* No witness is not a skip: every case still asserts the kernel flag. */
 	if (!opt_no_witness && !cx.bpf_skip[0])
-		zc_witness_open(wreason, sizeof(wreason));
+		zc_witness_open(&why);
 	if (cx.bpf_skip[0])
 		ktap_print_msg("no BPF: no tc sink, no copy witness; only cases with their own receiver run (%s)",
 			       cx.bpf_skip);

@@ -1713,6 +1713,7 @@ static int current_ns(void)
 /* 0, or a skip/fail reason in why (return 4 for skip, 1 for fail). */
 static int dut_setup(struct dut *d, const struct zc_opts *o, char *why, size_t len)
 {
+	struct zc_why w;
 	int fd, ret;
 
 	memset(d, 0, sizeof(*d));
@@ -1730,9 +1731,11 @@ static int dut_setup(struct dut *d, const struct zc_opts *o, char *why, size_t l
 			return KSFT_FAIL;
 		}
 	} else {
-		ret = zc_topo_setup(&d->topo, MTU, why, len);
-		if (ret)
+		ret = zc_topo_setup(&d->topo, MTU, &w);
+		if (ret) {
+			snprintf(why, len, "%s", w.msg);
 			return ret == -EOPNOTSUPP ? KSFT_SKIP : KSFT_FAIL;
+		}
 		d->veth = true;
 		d->nsfd = d->topo.a.nsfd;
 		d->ifindex = d->topo.a.ifindex;
@@ -1762,25 +1765,26 @@ static void dut_teardown(struct dut *d)
 		close(d->nsfd);
 }
 
-static int probe(char *why, size_t len)
+static int probe(struct zc_why *why)
 {
 	static const cap_value_t caps[] = { CAP_NET_ADMIN, CAP_NET_RAW };
 	static const char *const cfg[] = {
 		"CONFIG_XDP_SOCKETS", "CONFIG_BPF_SYSCALL", "CONFIG_VETH", "CONFIG_NET_NS",
 	};
 
-	if (zc_require_caps(why, len, caps, ZC_ARRAY_SIZE(caps)) ||
-	    zc_require_bpf_caps(why, len))
+	if (zc_require_caps(why, caps, ZC_ARRAY_SIZE(caps)) ||
+	    zc_require_bpf_caps(why))
 		return -1;
-	return zc_require_config(why, len, cfg, cli.iface ? 2 : ZC_ARRAY_SIZE(cfg));
+	return zc_require_config(why, cfg, cli.iface ? 2 : ZC_ARRAY_SIZE(cfg));
 }
 
 int main(int argc, char **argv)
 {
 	size_t n = build_cases();
 	struct zc_opts o;
+	struct zc_why w = { "" };
 	struct dut d;
-	char why[256];
+	char why[512];
 	int ret;
 
 	zc_opts_parse_or_exit(&o, argc, argv, &desc, NULL);
@@ -1793,8 +1797,8 @@ int main(int argc, char **argv)
 			TEST_NAME, ZC_XSK_MIN_FRAME, o.size);
 		return KSFT_FAIL;
 	}
-	if (probe(why, sizeof(why)))
-		return zc_skip_cases(cases, n, &o, "%s", why);
+	if (probe(&w))
+		return zc_skip_cases(cases, n, &o, "%s", w.msg);
 	zc_raise_limits();
 	ret = dut_setup(&d, &o, why, sizeof(why));
 	if (ret == KSFT_SKIP)
@@ -1803,7 +1807,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", TEST_NAME, why);
 		return KSFT_FAIL;
 	}
-	if (zc_probe_bpf(d.bpf_skip, sizeof(d.bpf_skip)))
+	if (zc_probe_bpf(&w) && snprintf(d.bpf_skip, sizeof(d.bpf_skip), "%s", w.msg))
 		ktap_print_msg("no BPF: binds without a program and device checks only (%s)",
 			       d.bpf_skip);
 	zc_pin_cpu(o.cpu_rx);

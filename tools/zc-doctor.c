@@ -171,10 +171,12 @@ static void kernel_uring(void)
 {
 	struct io_uring_probe *p = NULL;
 	struct io_uring ring;
-	char why[200];
+	struct zc_why w;
+	char why[512];
 	int sz = -1, ru = -1;
 
-	if (zc_probe_uring(why, sizeof(why))) {
+	if (zc_probe_uring(&w)) {
+		snprintf(why, sizeof(why), "%s", w.msg);
 		add_row(feats, &nfeats, "io_uring", "no", "%s", why);
 		add_cause(API_SENDZC, "limit", "allow io_uring_setup (seccomp profile, kernel.io_uring_disabled=0)",
 			  "io_uring refused: %s", why);
@@ -242,7 +244,8 @@ static void host_limits(void)
 {
 	long optmem = -1, dis = 0;
 	struct rlimit rl = { 0 };
-	char why[256];
+	struct zc_why w;
+	char why[512];
 	int init = zc_userns_initial();
 
 	if (nsfd >= 0)
@@ -279,7 +282,8 @@ static void host_limits(void)
 		"effective (counts in the namespace's owner user namespace)");
 	add_row(limits, &nlimits, "CAP_IPC_LOCK", zc_have_cap_init(CAP_IPC_LOCK) ? "yes" : "no",
 		"effective in the initial user namespace");
-	if (zc_probe_bpf(why, sizeof(why))) {
+	if (zc_probe_bpf(&w)) {
+		snprintf(why, sizeof(why), "%s", w.msg);
 		add_row(limits, &nlimits, "BPF", "no", "%s", why);
 		add_cause(API_XSKZC | API_SOCKMAP, "limit", "run with CAP_BPF+CAP_NET_ADMIN in the initial user namespace",
 			  "BPF programs cannot be loaded: %s", why);
