@@ -134,6 +134,54 @@ static void test_metric_grammar(void)
 	check(!strcmp(got, want), "ktap.metric_grammar", got);
 }
 
+static void emit_config(void)
+{
+	struct zc_opts o = { .duration = 0.25, .repeat = 2, .warmup = 0.2 };
+
+	ktap_no_header();
+	zc_config(&o, "udp4.rate.send", "size=%d ring=%s", 4096, "none");
+	zc_config(&o, "two words", "gen=AF_PACKET(qdisc bypass) mtu=%d", 1500);
+	zc_config(&o, "bare", NULL);
+}
+
+/* Every word after "# config: WHAT" is key=value with a non-empty key. */
+static int config_grammar_ok(const char *line)
+{
+	char copy[1024], *w, *save = NULL;
+	int n = 0;
+
+	if (strncmp(line, "# config: ", 10))
+		return 0;
+	snprintf(copy, sizeof(copy), "%s", line + 10);
+	w = strtok_r(copy, " ", &save);	/* WHAT */
+	if (!w)
+		return 0;
+	while ((w = strtok_r(NULL, " ", &save)) != NULL) {
+		if (!strchr(w, '=') || w[0] == '=')
+			return 0;
+		n++;
+	}
+	return n >= 4;
+}
+
+static void test_config_line(void)
+{
+	const char *k = zc_kernel_release();
+	char want[1024], *got = capture(emit_config), *line, *save = NULL;
+	int lines = 0, ok = 1;
+
+	snprintf(want, sizeof(want),
+		 "# config: udp4.rate.send size=4096 ring=none duration=0.25 repeat=2 warmup=0.2 kernel=%s\n"
+		 "# config: two_words gen=AF_PACKET(qdisc_bypass) mtu=1500 duration=0.25 repeat=2 warmup=0.2 kernel=%s\n"
+		 "# config: bare duration=0.25 repeat=2 warmup=0.2 kernel=%s\n",
+		 k, k, k);
+	check(!strcmp(got, want), "config.line", got);
+	for (line = strtok_r(got, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save), lines++)
+		ok &= config_grammar_ok(line) && strstr(line, " kernel=") != NULL;
+	check(ok && lines == 3, "config.grammar", NULL);
+}
+
 static void test_stats(void)
 {
 	double even[] = { 4, 1, 3, 2 }, one[] = { 7 }, same[] = { 5, 5, 5 };
@@ -758,6 +806,7 @@ int main(void)
 	test_ktap_no_header();
 	test_ktap_exit_codes();
 	test_metric_grammar();
+	test_config_line();
 	test_stats();
 	test_opts();
 	test_case_select();

@@ -142,6 +142,7 @@ static void set_defaults(struct zc_opts *o, const struct zc_test_desc *d)
 	o->desc = d;
 	o->duration = ZC_DURATION_DEFAULT;
 	o->repeat = ZC_REPEAT_DEFAULT;
+	o->warmup = ZC_WARMUP_DEFAULT;
 	o->size = d->size_default;
 	zc_default_cpus(&o->cpu_tx, &o->cpu_rx);
 	/* The runner's -d/-r reach every binary through the environment. */

@@ -34,6 +34,7 @@ struct zc_test_desc {
 struct zc_opts {
 	double duration;	/* seconds per measured repeat */
 	int repeat;		/* measured repeats per rate */
+	double warmup;		/* seconds of warm-up before a rate's first repeat */
 	long size;		/* payload bytes */
 	bool verify;
 	bool list;
@@ -48,6 +49,7 @@ struct zc_opts {
 #define ZC_DURATION_MAX		600.0
 #define ZC_REPEAT_DEFAULT	3
 #define ZC_REPEAT_MAX		100
+#define ZC_WARMUP_DEFAULT	0.2
 
 /*
  * Returns 0 to run, 1 when --help was printed (exit 0), -1 on bad input

@@ -17,6 +17,7 @@
 
 #include "ktap.h"
 #include "opts.h"
+#include "report.h"
 #include "why.h"
 
 struct zc_case;
