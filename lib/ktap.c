@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "ktap.h"
-#include "meter.h"
+#include "stats.h"
 
 static FILE *ktap_out;
 static struct ktap_counts counts;

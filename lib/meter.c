@@ -1,88 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Bounded timed loops, CPU accounting, repeats and their statistics. */
 #include <errno.h>
-#include <math.h>
 #include <pthread.h>
 #include <sched.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "ktap.h"
 #include "meter.h"
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-void zc_stats_compute(struct zc_stats *s, const double *v, int n)
-{
-	double sorted[ZC_MAX_SAMPLES], sum = 0, var = 0;
-	int i;
-
-	memset(s, 0, sizeof(*s));
-	if (n > ZC_MAX_SAMPLES)
-		n = ZC_MAX_SAMPLES;
-	if (n <= 0)
-		return;
-	s->n = n;
-	memcpy(s->samples, v, n * sizeof(*v));
-	memcpy(sorted, v, n * sizeof(*v));
-	qsort(sorted, n, sizeof(*sorted), cmp_double);
-	s->min = sorted[0];
-	s->max = sorted[n - 1];
-	s->median = n % 2 ? sorted[n / 2] :
-		(sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-	for (i = 0; i < n; i++)
-		sum += v[i];
-	s->mean = sum / n;
-	for (i = 0; i < n; i++)
-		var += (v[i] - s->mean) * (v[i] - s->mean);
-	/* Sample standard deviation; a single sample has no spread. */
-	if (n > 1 && s->mean != 0)
-		s->cv = 100.0 * sqrt(var / (n - 1)) / fabs(s->mean);
-}
-
-double zc_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-double zc_cpu_self(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 +
-	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
-}
-
-double zc_softirq_cpu(void)
-{
-	unsigned long long v[8] = {};
-	long hz = sysconf(_SC_CLK_TCK);
-	FILE *f = fopen("/proc/stat", "r");
-	int n;
-
-	if (!f)
-		return 0;
-	/* cpu user nice system idle iowait irq softirq */
-	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1],
-		   &v[2], &v[3], &v[4], &v[5], &v[6]);
-	fclose(f);
-	if (n != 7 || hz <= 0)
-		return 0;
-	return (double)v[6] / hz;
-}
 
 /*
  * Machine speed next to every measured repeat: on a shared VM the CPU
@@ -92,7 +15,7 @@ double zc_softirq_cpu(void)
 static double calib[ZC_MAX_SAMPLES];
 static int ncalib;
 
-double zc_calibrate(void)
+static double zc_calibrate(void)
 {
 	volatile uint64_t sink;
 	uint64_t x = 0x9e3779b97f4a7c15ULL, i;
@@ -118,16 +41,9 @@ static double calib_add(void)
 	return v;
 }
 
-void zc_report_calibration(const char *test)
+void zc_calibration(struct zc_stats *s)
 {
-	struct zc_stats s;
-	char name[128];
-
-	if (!ncalib)
-		return;
-	zc_stats_compute(&s, calib, ncalib < ZC_MAX_SAMPLES ? ncalib : ZC_MAX_SAMPLES);
-	snprintf(name, sizeof(name), "%s.machine.speed", test);
-	ktap_metric(name, &s, "Mops");
+	zc_stats_compute(s, calib, ncalib < ZC_MAX_SAMPLES ? ncalib : ZC_MAX_SAMPLES);
 }
 
 struct sample {
@@ -268,26 +184,6 @@ int zc_measure_pair(const struct zc_meter_cfg *cfg, const struct zc_arm arm[2],
 	return ret;
 }
 
-void zc_report_rate(const char *prefix, const struct zc_rate *r, bool pkts_based)
-{
-	char name[256];
-
-	if (pkts_based) {
-		snprintf(name, sizeof(name), "%s.pps", prefix);
-		ktap_metric_speed(name, &r->mpps, "Mpps", &r->speed);
-		snprintf(name, sizeof(name), "%s.cpu_ns", prefix);
-		ktap_metric_speed(name, &r->ns_per_pkt, "ns/pkt", &r->speed);
-		return;
-	}
-	snprintf(name, sizeof(name), "%s.throughput", prefix);
-	ktap_metric_speed(name, &r->mbps, "MB/s", &r->speed);
-	snprintf(name, sizeof(name), "%s.cpu", prefix);
-	ktap_metric_speed(name, &r->cpu_per_gb, "cpu-s/GB", &r->speed);
-	/* System-wide: softirq work done for us may run on any CPU. */
-	snprintf(name, sizeof(name), "%s.softirq", prefix);
-	ktap_metric_speed(name, &r->softirq_per_gb, "cpu-s/GB", &r->speed);
-}
-
 int zc_pin_cpu(int cpu)
 {
 	cpu_set_t set;
@@ -299,12 +195,4 @@ int zc_pin_cpu(int cpu)
 	CPU_SET(cpu, &set);
 	ret = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 	return -ret;
-}
-
-void zc_default_cpus(int *cpu_tx, int *cpu_rx)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-	*cpu_tx = 0;
-	*cpu_rx = n >= 2 ? 1 : 0;
 }

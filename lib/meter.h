@@ -1,25 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Bounded timed loops, CPU accounting, repeats and their statistics. */
+/* Bounded timed loops over repeats: rates, paired rates, machine speed. */
 #ifndef ZC_METER_H
 #define ZC_METER_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#define ZC_MAX_SAMPLES	100
-
-struct zc_stats {
-	int n;
-	double median, min, max, mean, cv;	/* cv in percent */
-	double samples[ZC_MAX_SAMPLES];
-};
-
-/* Sort a copy and fill median/min/max/mean/cv; n is clamped to ZC_MAX_SAMPLES. */
-void zc_stats_compute(struct zc_stats *s, const double *v, int n);
-
-double zc_now(void);			/* CLOCK_MONOTONIC seconds */
-double zc_cpu_self(void);		/* user+sys of this process, seconds */
-double zc_softirq_cpu(void);		/* softirq seconds, all CPUs (/proc/stat) */
+#include "clock.h"
+#include "stats.h"
 
 /*
  * One step of the measured body. Adds what it moved to *bytes and *pkts.
@@ -78,23 +66,12 @@ int zc_measure_pair(const struct zc_meter_cfg *cfg, const struct zc_arm arm[2],
 		    struct zc_rate out[2], struct zc_stats *ratio, bool pkts_based);
 
 /*
- * Report a rate: "<prefix>.throughput" MB/s, "<prefix>.cpu" cpu-s/GB
- * and "<prefix>.softirq" (system-wide softirq cpu-s/GB), or "<prefix>.pps"
- * Mpps and "<prefix>.cpu_ns" ns/pkt when pkts_based.
+ * Machine speed in Mops of a dependent integer chain: zc_measure() takes
+ * one sample before every repeat. The samples so far (n = 0: none).
  */
-void zc_report_rate(const char *prefix, const struct zc_rate *r, bool pkts_based);
-
-/*
- * Machine speed in Mops of a dependent integer chain. zc_measure() takes
- * one sample before every repeat; zc_run_cases() prints them once as
- * "<test>.machine.speed" (Mops) for the comparison tool.
- */
-double zc_calibrate(void);
-void zc_report_calibration(const char *test);
+void zc_calibration(struct zc_stats *s);
 
 /* Pin the calling thread to a CPU; -1 is a no-op. Returns 0 or -errno. */
 int zc_pin_cpu(int cpu);
-/* Default tx/rx CPUs: distinct when there are two or more. */
-void zc_default_cpus(int *cpu_tx, int *cpu_rx);
 
 #endif

@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "ktap.h"
-#include "meter.h"
 #include "opts.h"
 
 enum {
@@ -130,6 +129,15 @@ static int parse_cpus(struct zc_opts *o, const char *arg)
 	o->cpu_tx = tx;
 	o->cpu_rx = rx;
 	return 0;
+}
+
+/* Default tx/rx CPUs: distinct when there are two or more. */
+static void zc_default_cpus(int *cpu_tx, int *cpu_rx)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	*cpu_tx = 0;
+	*cpu_rx = n >= 2 ? 1 : 0;
 }
 
 static void set_defaults(struct zc_opts *o, const struct zc_test_desc *d)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The "# config:" line in front of every rate. */
+/* The lines a measurement prints: its configuration and its rates. */
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ktap.h"
+#include "meter.h"
 #include "probe.h"
 #include "report.h"
 
@@ -80,4 +81,36 @@ void zc_config(const struct zc_opts *o, const char *what, const char *fmt, ...)
 	}
 	zc_config_format(line, sizeof(line), o, what, pairs);
 	ktap_print_msg("%s", line);
+}
+
+void zc_report_rate(const char *prefix, const struct zc_rate *r, bool pkts_based)
+{
+	char name[256];
+
+	if (pkts_based) {
+		snprintf(name, sizeof(name), "%s.pps", prefix);
+		ktap_metric_speed(name, &r->mpps, "Mpps", &r->speed);
+		snprintf(name, sizeof(name), "%s.cpu_ns", prefix);
+		ktap_metric_speed(name, &r->ns_per_pkt, "ns/pkt", &r->speed);
+		return;
+	}
+	snprintf(name, sizeof(name), "%s.throughput", prefix);
+	ktap_metric_speed(name, &r->mbps, "MB/s", &r->speed);
+	snprintf(name, sizeof(name), "%s.cpu", prefix);
+	ktap_metric_speed(name, &r->cpu_per_gb, "cpu-s/GB", &r->speed);
+	/* System-wide: softirq work done for us may run on any CPU. */
+	snprintf(name, sizeof(name), "%s.softirq", prefix);
+	ktap_metric_speed(name, &r->softirq_per_gb, "cpu-s/GB", &r->speed);
+}
+
+void zc_report_calibration(const char *test)
+{
+	struct zc_stats s;
+	char name[128];
+
+	zc_calibration(&s);
+	if (!s.n)
+		return;
+	snprintf(name, sizeof(name), "%s.machine.speed", test);
+	ktap_metric(name, &s, "Mops");
 }

@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What a measurement prints besides its case results: the "# config:"
- * line in front of every rate, in one grammar the tools can read.
+ * line in front of every rate, in one grammar the tools can read, and
+ * the metric lines of its rates.
  */
 #ifndef ZC_REPORT_H
 #define ZC_REPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "opts.h"
+
+struct zc_rate;
 
 /*
  * One configuration line, documented in README:
@@ -24,5 +28,17 @@ void zc_config(const struct zc_opts *o, const char *what, const char *fmt, ...)
 /* The line zc_config() prints, without "# ", into buf (for the unit check). */
 void zc_config_format(char *buf, size_t len, const struct zc_opts *o,
 		      const char *what, const char *pairs);
+
+/*
+ * Report a rate: "<prefix>.throughput" MB/s, "<prefix>.cpu" cpu-s/GB
+ * and "<prefix>.softirq" (system-wide softirq cpu-s/GB), or "<prefix>.pps"
+ * Mpps and "<prefix>.cpu_ns" ns/pkt when pkts_based.
+ */
+void zc_report_rate(const char *prefix, const struct zc_rate *r, bool pkts_based);
+/*
+ * The machine speed samples zc_measure() took, once per binary, as
+ * "<test>.machine.speed" (Mops) for the comparison tool.
+ */
+void zc_report_calibration(const char *test);
 
 #endif

@@ -8,7 +8,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "meter.h"
+#include "clock.h"
 #include "util.h"
 
 #define MAX_CLEANUPS	32
