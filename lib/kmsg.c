@@ -454,11 +454,6 @@ bool zc_kmsg_start(void)
 	return true;
 }
 
-bool zc_kmsg_active(void)
-{
-	return w.fd >= 0;
-}
-
 unsigned long long zc_kmsg_last_seq(void)
 {
 	return w.last_seq;
@@ -616,15 +611,5 @@ const struct zc_known_bug *zc_known_bug_match(const struct zc_splat *s)
 			continue;
 		return b;
 	}
-	return NULL;
-}
-
-const struct zc_known_bug *zc_known_bug_find(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(known_bugs) / sizeof(known_bugs[0]); i++)
-		if (!strcmp(known_bugs[i].name, name))
-			return &known_bugs[i];
 	return NULL;
 }

@@ -79,7 +79,6 @@ enum zc_splat_owner zc_splat_owner(const struct zc_splat *s,
  */
 int zc_kmsg_use_fd(int fd);
 bool zc_kmsg_start(void);
-bool zc_kmsg_active(void);
 /*
  * Settle (let RCU callbacks and the work they queue run), then read the
  * records since the last call. Returns the number of splats (at most
@@ -108,6 +107,5 @@ struct zc_known_bug {
 
 /* The table entry a splat matches, or NULL. */
 const struct zc_known_bug *zc_known_bug_match(const struct zc_splat *s);
-const struct zc_known_bug *zc_known_bug_find(const char *name);
 
 #endif

@@ -337,21 +337,6 @@ int ktap_finish(void)
 	return ktap_exit_code(&counts);
 }
 
-void ktap_exit_skip_all(const char *fmt, ...)
-{
-	char reason[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(reason, sizeof(reason), fmt, ap);
-	va_end(ap);
-	clean_reason(reason);
-	ktap_header();
-	fprintf(out(), "1..0 # SKIP %s\n", reason);
-	fflush(out());
-	exit(KSFT_SKIP);
-}
-
 void ktap_exit_fail_msg(const char *fmt, ...)
 {
 	char msg[512];

@@ -74,9 +74,7 @@ unsigned int ktap_reported(void);
 int ktap_finish(void);
 int ktap_exit_code(const struct ktap_counts *c);
 
-/* Whole-binary skip/fail before any case could run. */
-void __attribute__((noreturn)) ktap_exit_skip_all(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
+/* Whole-binary failure before any case could run: "Bail out!", exit. */
 void __attribute__((noreturn)) ktap_exit_fail_msg(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 

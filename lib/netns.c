@@ -33,7 +33,8 @@ struct nl_req {
 	char buf[NL_BUF];
 };
 
-const char *zc_name_suffix(void)
+/* Per-process name suffix ("<pid>" or "<pid>x" with ZC_NAME_SUFFIX). */
+static const char *zc_name_suffix(void)
 {
 	static char suffix[16];
 	const char *extra;
@@ -138,15 +139,6 @@ int zc_link_set_up(int ifindex, bool up)
 int zc_link_set_mtu(int ifindex, int mtu)
 {
 	return link_change(ifindex, 0, 0, mtu);
-}
-
-int zc_link_del(int ifindex)
-{
-	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC, .ifi_index = ifindex };
-	struct nl_req r;
-
-	nl_init(&r, RTM_DELLINK, 0, &ifi, sizeof(ifi));
-	return nl_talk(&r);
 }
 
 int zc_veth_add(const char *name, const char *peer, int peer_nsfd, int mtu)
@@ -601,7 +593,7 @@ int zc_topo_set_mtu(struct zc_topo *t, int mtu)
 
 struct tc_args {
 	int ifindex, prog_fd;
-	bool ingress, detach;
+	bool ingress;
 };
 
 static int tc_in_ns(void *arg)
@@ -613,10 +605,6 @@ static int tc_in_ns(void *arg)
 			    .prog_fd = a->prog_fd);
 	int ret;
 
-	if (a->detach) {
-		opts.prog_fd = 0;
-		return bpf_tc_detach(&hook, &opts);
-	}
 	ret = bpf_tc_hook_create(&hook);
 	if (ret && ret != -EEXIST)
 		return ret;
@@ -626,14 +614,7 @@ static int tc_in_ns(void *arg)
 
 int zc_tc_attach(int nsfd, int ifindex, int prog_fd, bool ingress)
 {
-	struct tc_args a = { ifindex, prog_fd, ingress, false };
-
-	return zc_netns_run(nsfd, tc_in_ns, &a);
-}
-
-int zc_tc_detach(int nsfd, int ifindex, bool ingress)
-{
-	struct tc_args a = { ifindex, 0, ingress, true };
+	struct tc_args a = { ifindex, prog_fd, ingress };
 
 	return zc_netns_run(nsfd, tc_in_ns, &a);
 }

@@ -35,8 +35,6 @@ struct zc_topo {
 #define ZC_ADDR6_A	"2001:db8::1"
 #define ZC_ADDR6_B	"2001:db8::2"
 
-/* Per-process name suffix ("<pid>" or "<pid>x" with ZC_NAME_SUFFIX). */
-const char *zc_name_suffix(void);
 
 /* New unnamed namespace with lo up; returns fd or -errno. */
 int zc_netns_new(void);
@@ -64,7 +62,6 @@ int zc_socket_in(int nsfd, int domain, int type, int proto);
 /* rtnetlink helpers, each acting in the calling thread's namespace. */
 int zc_link_set_up(int ifindex, bool up);
 int zc_link_set_mtu(int ifindex, int mtu);
-int zc_link_del(int ifindex);
 /* Move a device into the namespace nsfd. */
 int zc_link_move(int ifindex, int nsfd);
 /* veth pair: `name` here, `peer` moved into peer_nsfd (-1: stay here). */
@@ -84,6 +81,5 @@ int zc_open_tap(int nsfd);
  * nsfd, through libbpf's TC API. The qdisc goes with the namespace.
  */
 int zc_tc_attach(int nsfd, int ifindex, int prog_fd, bool ingress);
-int zc_tc_detach(int nsfd, int ifindex, bool ingress);
 
 #endif

@@ -86,7 +86,7 @@ static void print_opt(FILE *f, const struct zc_opt_extra *e)
 	fprintf(f, "  %-24s %s\n", left, e->help ? e->help : "");
 }
 
-void zc_usage(const struct zc_test_desc *d, FILE *f)
+static void zc_usage(const struct zc_test_desc *d, FILE *f)
 {
 	const struct zc_opt_extra *e;
 

@@ -61,7 +61,6 @@ int zc_opts_parse(struct zc_opts *o, int argc, char **argv,
 /* Parse or exit: usage on --help (0), one-line error on bad input (1). */
 void zc_opts_parse_or_exit(struct zc_opts *o, int argc, char **argv,
 			   const struct zc_test_desc *d, void *ctx);
-void zc_usage(const struct zc_test_desc *d, FILE *out);
 
 /* Strict number parsers used by tests for their own options. */
 int zc_parse_long(const char *s, long min, long max, long *out);

@@ -329,21 +329,6 @@ const char *zc_kernel_release(void)
 	return u.release;
 }
 
-int zc_kernel_version(int *major, int *minor, int *patch)
-{
-	int a = 0, b = 0, c = 0;
-
-	if (sscanf(zc_kernel_release(), "%d.%d.%d", &a, &b, &c) < 2)
-		return -EINVAL;
-	if (major)
-		*major = a;
-	if (minor)
-		*minor = b;
-	if (patch)
-		*patch = c;
-	return 0;
-}
-
 static void sysctl_path(const char *name, char *path, size_t len)
 {
 	size_t i, off;
@@ -366,23 +351,6 @@ int zc_sysctl_read(const char *name, long *val)
 		return -errno;
 	ret = fscanf(f, "%ld", val) == 1 ? 0 : -EINVAL;
 	fclose(f);
-	return ret;
-}
-
-int zc_sysctl_write(const char *name, long val)
-{
-	char path[256];
-	FILE *f;
-	int ret = 0;
-
-	sysctl_path(name, path, sizeof(path));
-	f = fopen(path, "w");
-	if (!f)
-		return -errno;
-	if (fprintf(f, "%ld\n", val) < 0)
-		ret = -EIO;
-	if (fclose(f))
-		ret = -errno;
 	return ret;
 }
 

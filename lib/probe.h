@@ -54,13 +54,11 @@ int zc_config_parse_line(const char *line, char *name, size_t nlen, char *val);
 /* Load from an explicit file (plain or gzip); for tests. Returns count or -errno. */
 int zc_config_load(const char *path);
 
-/* Release as numbers, e.g. 6.18.44 -> 6, 18, 44. */
-int zc_kernel_version(int *major, int *minor, int *patch);
+/* uname -r, e.g. "6.12.48+deb13-amd64". */
 const char *zc_kernel_release(void);
 
 /* /proc/sys values: path relative to /proc/sys with dots or slashes. */
 int zc_sysctl_read(const char *name, long *val);
-int zc_sysctl_write(const char *name, long val);
 
 /* BTF of vmlinux: does struct `st` have member `member`? 1, 0, or -errno. */
 int zc_btf_has_member(const char *st, const char *member);

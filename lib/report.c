@@ -51,7 +51,7 @@ static void put_words(struct line *l, const char *s, bool one_word)
 	}
 }
 
-void zc_config_format(char *buf, size_t len, const struct zc_opts *o,
+static void zc_config_format(char *buf, size_t len, const struct zc_opts *o,
 		      const char *what, const char *pairs)
 {
 	struct line l = { buf, len, 0 };

@@ -25,10 +25,6 @@ struct zc_rate;
 void zc_config(const struct zc_opts *o, const char *what, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* The line zc_config() prints, without "# ", into buf (for the unit check). */
-void zc_config_format(char *buf, size_t len, const struct zc_opts *o,
-		      const char *what, const char *pairs);
-
 /*
  * Report a rate: "<prefix>.throughput" MB/s, "<prefix>.cpu" cpu-s/GB
  * and "<prefix>.softirq" (system-wide softirq cpu-s/GB), or "<prefix>.pps"

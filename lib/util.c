@@ -22,7 +22,7 @@ static struct cleanup cleanups[MAX_CLEANUPS];
 static volatile sig_atomic_t ncleanups;
 static bool handlers_installed;
 
-void zc_cleanup_run(void)
+static void zc_cleanup_run(void)
 {
 	/* Pop before calling so a cleanup interrupted by a signal is not rerun. */
 	while (ncleanups > 0) {

@@ -17,7 +17,6 @@
  */
 int zc_cleanup_push(void (*fn)(void *arg), void *arg);
 void zc_cleanup_cancel(int handle);
-void zc_cleanup_run(void);
 
 /* Fill a buffer with a pattern derived from (seed, offset); check it back. */
 void zc_pattern_fill(void *buf, size_t len, uint64_t seed, uint64_t off);

@@ -110,7 +110,14 @@ static uint64_t next_addr(const uint64_t *a, size_t n, uint64_t x)
 	return lo < n ? a[lo] : 0;
 }
 
-int zc_kallsyms_ranges(const char *name, uint64_t (*ranges)[2], int max)
+/*
+ * Address ranges of a kernel text symbol and its compiler clones
+ * (name.cold, name.part.N, ...) from /proc/kallsyms, in vmlinux or a
+ * module, for the stack check.
+ * Fills up to max [lo, hi) pairs; returns how many, or -errno
+ * (-ENOENT: no such symbol, -EPERM: addresses hidden by kptr_restrict).
+ */
+static int zc_kallsyms_ranges(const char *name, uint64_t (*ranges)[2], int max)
 {
 	uint64_t starts[ZC_WIT_MAX_RANGES], *addrs = NULL;
 	int err, nstarts, i, got = 0;
@@ -417,12 +424,6 @@ void zc_witness_read(struct zc_witness_counts *c)
 		return;
 	read_raw(&now);
 	zc_witness_delta(&now, &wit.base, c);
-}
-
-void zc_witness_reset(void)
-{
-	if (wit.skel)
-		read_raw(&wit.base);
 }
 
 void zc_witness_delta(const struct zc_witness_counts *after,

@@ -57,9 +57,8 @@ const char *zc_witness_xdp_copy(const char **unit, const char **why);
 /* Pause/resume counting (the tracepoint witness costs a stack walk per page). */
 void zc_witness_enable(bool on);
 
-/* Counts since open or the last reset; zeros when not loaded. */
+/* Counts since open; zeros when not loaded. */
 void zc_witness_read(struct zc_witness_counts *c);
-void zc_witness_reset(void);
 void zc_witness_delta(const struct zc_witness_counts *after,
 		      const struct zc_witness_counts *before,
 		      struct zc_witness_counts *d);
@@ -75,13 +74,5 @@ bool zc_witness_copied(const struct zc_witness_counts *c);
  */
 int zc_witness_format(const struct zc_witness_counts *c, char *buf, size_t len);
 
-/*
- * Address ranges of a kernel text symbol and its compiler clones
- * (name.cold, name.part.N, ...) from /proc/kallsyms, in vmlinux or a
- * module, for the stack check.
- * Fills up to max [lo, hi) pairs; returns how many, or -errno
- * (-ENOENT: no such symbol, -EPERM: addresses hidden by kptr_restrict).
- */
-int zc_kallsyms_ranges(const char *name, uint64_t (*ranges)[2], int max);
 
 #endif

@@ -76,16 +76,6 @@ const char *zc_send_mode_name(enum zc_send_mode m)
 	return (unsigned int)m < ZC_MODE_COUNT ? mode_names[m] : "unknown";
 }
 
-int zc_send_mode_parse(const char *name)
-{
-	int i;
-
-	for (i = 0; i < ZC_MODE_COUNT; i++)
-		if (!strcmp(name, mode_names[i]))
-			return i;
-	return -1;
-}
-
 bool zc_send_mode_uring(enum zc_send_mode m)
 {
 	return m == ZC_MODE_URING_SEND || m == ZC_MODE_SEND_ZC ||
@@ -124,12 +114,8 @@ const struct zc_send_stats *zc_sender_stats(const struct zc_sender *s)
 	return &s->st;
 }
 
-void zc_sender_reset_stats(struct zc_sender *s)
-{
-	memset(&s->st, 0, sizeof(s->st));
-}
-
-unsigned int zc_sender_inflight(const struct zc_sender *s)
+/* Requests or buffers the kernel still holds. */
+static unsigned int zc_sender_inflight(const struct zc_sender *s)
 {
 	if (s->cfg.mode == ZC_MODE_MSG_ZEROCOPY)
 		return s->zc_sent - s->st.notifs;

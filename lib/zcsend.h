@@ -103,8 +103,6 @@ struct zc_send_stats {
 struct zc_sender;
 
 const char *zc_send_mode_name(enum zc_send_mode m);
-/* Mode by name ("send", "uring_send", ...); -1 if unknown. */
-int zc_send_mode_parse(const char *name);
 bool zc_send_mode_uring(enum zc_send_mode m);
 bool zc_send_mode_zerocopy(enum zc_send_mode m);
 
@@ -119,9 +117,6 @@ void zc_sender_close(struct zc_sender *s);
 /* A slot's buffer (size bytes), e.g. to write a pattern before sending. */
 void *zc_sender_buf(struct zc_sender *s, unsigned int slot);
 const struct zc_send_stats *zc_sender_stats(const struct zc_sender *s);
-void zc_sender_reset_stats(struct zc_sender *s);
-/* Requests or buffers the kernel still holds. */
-unsigned int zc_sender_inflight(const struct zc_sender *s);
 /* How the ring was set up, for "# config:" lines ("defer_taskrun", ...). */
 const char *zc_sender_ring_desc(const struct zc_sender *s);
 
