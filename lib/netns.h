@@ -10,6 +10,8 @@
 
 #include <stdbool.h>
 #include <netinet/in.h>
+
+#include "rtnl.h"
 #include "why.h"
 
 struct zc_side {
@@ -58,17 +60,6 @@ int zc_topo_set_mtu(struct zc_topo *t, int mtu);
 
 /* Socket in a namespace (socket() inside nsfd). Returns fd or -errno. */
 int zc_socket_in(int nsfd, int domain, int type, int proto);
-
-/* rtnetlink helpers, each acting in the calling thread's namespace. */
-int zc_link_set_up(int ifindex, bool up);
-int zc_link_set_mtu(int ifindex, int mtu);
-/* Move a device into the namespace nsfd. */
-int zc_link_move(int ifindex, int nsfd);
-/* veth pair: `name` here, `peer` moved into peer_nsfd (-1: stay here). */
-int zc_veth_add(const char *name, const char *peer, int peer_nsfd, int mtu);
-int zc_addr_add(int ifindex, int family, const void *addr, int prefix);
-int zc_neigh_add(int ifindex, int family, const void *addr,
-		 const unsigned char *mac);
 
 /*
  * Open a packet tap (AF_PACKET, ETH_P_ALL, unbound) in nsfd, as the

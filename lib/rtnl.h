@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* rtnetlink requests, each acting in the calling thread's namespace. */
+#ifndef ZC_RTNL_H
+#define ZC_RTNL_H
+
+#include <stdbool.h>
+
+int zc_link_set_up(int ifindex, bool up);
+int zc_link_set_mtu(int ifindex, int mtu);
+/* Move a device into the namespace nsfd. */
+int zc_link_move(int ifindex, int nsfd);
+/* veth pair: `name` here, `peer` moved into peer_nsfd (-1: stay here). */
+int zc_veth_add(const char *name, const char *peer, int peer_nsfd, int mtu);
+int zc_addr_add(int ifindex, int family, const void *addr, int prefix);
+int zc_neigh_add(int ifindex, int family, const void *addr,
+		 const unsigned char *mac);
+
+#endif
