@@ -15,6 +15,7 @@
 #include <linux/sockios.h>
 
 #include "netdev_nl.h"
+#include "util.h"
 
 struct nl_req {
 	struct nlmsghdr nh;
@@ -171,7 +172,7 @@ const char *zc_xdp_features_str(uint64_t features, char *buf, size_t len)
 
 		if (!(features & (1ULL << i)))
 			continue;
-		if (i < sizeof(names) / sizeof(names[0]))
+		if (i < ZC_ARRAY_SIZE(names))
 			n = snprintf(buf + used, len - used, "%s%s", used ? "," : "", names[i]);
 		else
 			n = snprintf(buf + used, len - used, "%sbit%u", used ? "," : "", i);

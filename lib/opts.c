@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Options every test binary accepts. */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -46,10 +47,16 @@ int zc_parse_long(const char *s, long min, long max, long *out)
 	if (!errno && end != s && *end && !end[1]) {
 		long mul = 0;
 
-		switch (*end) {
-		case 'k': case 'K': mul = 1L << 10; break;
-		case 'm': case 'M': mul = 1L << 20; break;
-		case 'g': case 'G': mul = 1L << 30; break;
+		switch (tolower((unsigned char)*end)) {
+		case 'k':
+			mul = 1L << 10;
+			break;
+		case 'm':
+			mul = 1L << 20;
+			break;
+		case 'g':
+			mul = 1L << 30;
+			break;
 		}
 		if (mul && v <= max / mul && v >= min / mul) {
 			v *= mul;
@@ -117,7 +124,7 @@ static int parse_cpus(struct zc_opts *o, const char *arg)
 
 	if (strlen(arg) >= sizeof(buf))
 		return -1;
-	strcpy(buf, arg);
+	snprintf(buf, sizeof(buf), "%s", arg);
 	comma = strchr(buf, ',');
 	if (comma)
 		*comma++ = '\0';

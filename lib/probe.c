@@ -225,11 +225,12 @@ int zc_config_parse_line(const char *line, char *name, size_t nlen, char *val)
 
 	while (*line == ' ' || *line == '\t')
 		line++;
+	eq = strchr(line, '=');
 	if (!strncmp(line, "# CONFIG_", 9) && strstr(line, " is not set")) {
 		p = line + 2;
 		l = strcspn(p, " ");
 		*val = 'n';
-	} else if (!strncmp(line, "CONFIG_", 7) && (eq = strchr(line, '='))) {
+	} else if (!strncmp(line, "CONFIG_", 7) && eq) {
 		p = line;
 		l = eq - line;
 		*val = eq[1] == 'y' ? 'y' : eq[1] == 'm' ? 'm' :

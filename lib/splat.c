@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "splat.h"
+#include "util.h"
 
 /* A splat longer than this many records is closed anyway. */
 #define SPLAT_MAX_LINES	200
@@ -32,7 +33,7 @@ static bool starts_any(const char *s, const char *const *prefixes, size_t n)
 	return false;
 }
 
-#define STARTS_ANY(s, list) starts_any(s, list, sizeof(list) / sizeof(list[0]))
+#define STARTS_ANY(s, list) starts_any(s, list, ZC_ARRAY_SIZE(list))
 
 static bool is_splat_start(const char *t)
 {
@@ -119,13 +120,13 @@ static void cpu_line(struct zc_splat *s, const char *t)
 /* "INFO: task NAME:PID blocked ..." and KASAN's "... by task NAME/PID" */
 static void task_named(struct zc_splat *s, const char *t)
 {
-	const char *p, *sep;
+	const char *p = strstr(t, " by task "), *sep;
 	char sepc;
 
 	if (starts(t, "INFO: task ")) {
 		p = t + 11;
 		sepc = ':';
-	} else if ((p = strstr(t, " by task "))) {
+	} else if (p) {
 		p += 9;
 		sepc = '/';
 	} else {
@@ -327,7 +328,7 @@ const struct zc_known_bug *zc_known_bug_match(const struct zc_splat *s)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(known_bugs) / sizeof(known_bugs[0]); i++) {
+	for (i = 0; i < ZC_ARRAY_SIZE(known_bugs); i++) {
 		const struct zc_known_bug *b = &known_bugs[i];
 
 		if (fnmatch(b->first, s->first, 0))

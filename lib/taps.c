@@ -19,6 +19,7 @@
 #include "netns.h"
 #include "probe.h"
 #include "taps.h"
+#include "util.h"
 
 #define ZC_TAPS_MAX	256
 #define ZC_TAPS_ALL_MAX	1024
@@ -332,8 +333,8 @@ int zc_taps_foreign(const int *nsfds, int nown, struct zc_why *w)
 
 	if (!taps)
 		return -ENOMEM;
-	if (nown > (int)(sizeof(own) / sizeof(own[0])))
-		nown = sizeof(own) / sizeof(own[0]);
+	if (nown > (int)ZC_ARRAY_SIZE(own))
+		nown = ZC_ARRAY_SIZE(own);
 	for (i = 0; i < nown; i++)
 		own[i] = zc_netns_inode(nsfds[i]);
 	n = zc_taps_all(taps, ZC_TAPS_ALL_MAX);

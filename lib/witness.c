@@ -11,6 +11,7 @@
 #include "../bpf/witness_abi.h"
 #include "witness.skel.h"
 #include "probe.h"
+#include "util.h"
 #include "witness.h"
 
 static struct {
@@ -204,7 +205,7 @@ static void cow_plan(void)
 		wit.cow_fn = PP_COW_FN;
 		return;
 	}
-	for (i = 0; i < sizeof(veth_fns) / sizeof(veth_fns[0]) && n <= 0; i++)
+	for (i = 0; i < ZC_ARRAY_SIZE(veth_fns) && n <= 0; i++)
 		n = zc_kallsyms_ranges(veth_fns[i], r, 1);
 	if (n <= 0) {
 		snprintf(wit.cow_why, sizeof(wit.cow_why),
