@@ -237,7 +237,7 @@ install: all
 	@# The results files name the suite version; an installed tree has no git.
 	@(git -C $(TOP) describe --always --dirty 2>/dev/null || echo unknown) > $(INSTALL_PATH)/VERSION
 
-CHECK_BINS := $(addprefix $(OUTPUT)/check/,unit_lib no_uring hold_tap)
+CHECK_BINS := $(addprefix $(OUTPUT)/check/,unit_lib no_uring hold_tap example_test)
 
 # The unit tests read recorded kernel logs from check/fixtures.
 $(CHECK_BINS): ZC_CFLAGS += -DZC_FIXTURES='"$(TOP)/check/fixtures"'
