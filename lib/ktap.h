@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kselftest-compatible TAP output, metric lines and the case table every
- * test binary runs through.
+ * kselftest-compatible TAP output and metric lines: the writer at the
+ * bottom of lib/, knowing only struct zc_stats (stats.h). The case table
+ * is runner.h, the config and rate lines report.h.
  */
 #ifndef ZC_KTAP_H
 #define ZC_KTAP_H

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Bounded timed loops, CPU accounting, repeats and their statistics. */
+/* Bounded timed loops over repeats, single and paired, and the machine speed. */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
