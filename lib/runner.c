@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "kmsg.h"
-#include "meter.h"
 #include "runner.h"
 #include "util.h"
 
