@@ -8,7 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ktap.h"
 #include "meter.h"
+#include "probe.h"
 #include "sockmap_stream.h"
 #include "util.h"
 
@@ -449,4 +451,17 @@ void zc_sm_splice_probe(const struct zc_sm_pattern *pat, struct zc_sm_topo *t,
 		return;
 	}
 	probe_splice(pat, t, po);
+}
+
+void zc_sm_splice_hint(void)
+{
+	int has = zc_btf_has_member("proto", "splice_read");
+
+	if (has < 0)
+		ktap_print_msg("hint: vmlinux BTF unavailable (%s), no splice_read check",
+			       strerror(-has));
+	else
+		ktap_print_msg("hint: BTF struct proto %s splice_read%s",
+			       has ? "has" : "lacks",
+			       has ? "" : " (bpf/sockmap: add splice support for tcp_bpf)");
 }

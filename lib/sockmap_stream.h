@@ -134,6 +134,8 @@ struct zc_sm_probe {
  */
 void zc_sm_splice_probe(const struct zc_sm_pattern *pat, struct zc_sm_topo *t,
 			struct zc_sm_probe *po);
+/* A "# hint:" line: does the kernel's struct proto have splice_read (BTF)? */
+void zc_sm_splice_hint(void);
 
 /* zc_poll_one's result (events, 0 on timeout, -errno) has ev. */
 static inline bool zc_sm_polled(int revents, short ev)

@@ -62,21 +62,14 @@ struct ctx {
 	struct zc_why bpf_skip;	/* "" when BPF loads: sockmap modes can run */
 };
 
-static void case_transfer(const struct zc_case *c, void *arg);
-static void case_splice_support(const struct zc_case *c, void *arg);
-static void case_fionread_poll(const struct zc_case *c, void *arg);
-static void case_eof(const struct zc_case *c, void *arg);
-static void case_verdict_pass(const struct zc_case *c, void *arg);
-static void case_psock_teardown(const struct zc_case *c, void *arg);
-static void case_rate(const struct zc_case *c, void *arg);
-static enum zc_pre pre_bpf(const struct zc_case *c, void *arg,
-			   struct zc_why *why);
-static enum zc_pre pre_splice(const struct zc_case *c, void *arg,
-			      struct zc_why *why);
-static enum zc_pre pre_eof_splice(const struct zc_case *c, void *arg,
-				  struct zc_why *why);
-static enum zc_pre pre_fionread(const struct zc_case *c, void *arg,
-				struct zc_why *why);
+/* The table's bodies and preconditions, defined below it. */
+typedef void case_body(const struct zc_case *c, void *arg);
+typedef enum zc_pre case_pre(const struct zc_case *c, void *arg,
+			     struct zc_why *why);
+static case_body case_transfer, case_splice_support, case_fionread_poll,
+	case_eof, case_verdict_pass, case_psock_teardown, case_rate;
+static case_pre pre_bpf, pre_splice, pre_splice_support, pre_eof_splice,
+	pre_fionread;
 
 static const struct row plain_read = {
 	.mode = ZC_SM_PLAIN, .rate = NAME ".plain.read" };
@@ -90,7 +83,9 @@ static const struct row ingress_read = {
 static const struct zc_case cases[] = {
 	{ .name = "read_ingress", .fn = case_transfer, .pre = pre_bpf,
 	  .arg = &(const struct row){ .mode = ZC_SM_INGRESS } },
-	{ .name = "splice_support", .fn = case_splice_support, .pre = pre_bpf },
+	{ .name = "splice_support", .fn = case_splice_support,
+	  .pre = pre_splice_support,
+	  .arg = &(const struct row){ .mode = ZC_SM_INGRESS, .call = ZC_SM_SPLICE } },
 	{ .name = "splice_ingress", .fn = case_transfer, .pre = pre_splice,
 	  .arg = &(const struct row){ .mode = ZC_SM_INGRESS, .call = ZC_SM_SPLICE } },
 	{ .name = "splice_plain_tcp", .fn = case_transfer,
@@ -155,6 +150,21 @@ static enum zc_pre pre_splice(const struct zc_case *c, void *arg,
 	return ZC_SKIP;
 }
 
+/* The probe is the case: where it skips, say what BTF and read(2) saw. */
+static enum zc_pre pre_splice_support(const struct zc_case *c, void *arg,
+				      struct zc_why *why)
+{
+	enum zc_pre pre = pre_splice(c, arg, why);
+	struct ctx *cx = arg;
+
+	if (pre == ZC_SKIP && cx->probe == ZC_SM_PROBE_UNSUPPORTED) {
+		zc_sm_splice_hint();
+		ktap_print_msg("read(2) got the same %d bytes, verified",
+			       ZC_SM_PROBE_BYTES);
+	}
+	return pre;
+}
+
 /* Where it skips, say what splice does at end of file there. */
 static enum zc_pre pre_eof_splice(const struct zc_case *c, void *arg,
 				  struct zc_why *why)
@@ -202,11 +212,11 @@ static bool splice_broken(const struct zc_case *c, struct ctx *cx)
 }
 
 /* 0 pass, -1 fail with why. */
-typedef int (*topo_body)(struct ctx *cx, struct zc_sm_topo *t,
-			 const struct row *r, struct zc_why *why);
+typedef int topo_body(struct ctx *cx, struct zc_sm_topo *t,
+		      const struct row *r, struct zc_why *why);
 
 /* The row's topology, fresh, for body; one result. */
-static void topo_case(const struct zc_case *c, struct ctx *cx, topo_body body)
+static void topo_case(const struct zc_case *c, struct ctx *cx, topo_body *body)
 {
 	const struct row *r = c->arg;
 	struct zc_why why = { "" };
@@ -245,37 +255,14 @@ static void case_transfer(const struct zc_case *c, void *arg)
 	topo_case(c, arg, transfer_body);
 }
 
-static void btf_hint(void)
-{
-	int has = zc_btf_has_member("proto", "splice_read");
-
-	if (has < 0)
-		ktap_print_msg("hint: vmlinux BTF unavailable (%s), no splice_read check",
-			       strerror(-has));
-	else
-		ktap_print_msg("hint: BTF struct proto %s splice_read%s",
-			       has ? "has" : "lacks",
-			       has ? "" : " (bpf/sockmap: add splice support for tcp_bpf)");
-}
-
 static void case_splice_support(const struct zc_case *c, void *arg)
 {
-	struct ctx *cx = arg;
-	enum zc_sm_probe_state state = splice_probe(cx);
-
-	btf_hint();
-	if (state == ZC_SM_PROBE_SUPPORTED) {
-		ktap_print_msg("splice took %d redirected bytes, verified",
-			       ZC_SM_PROBE_BYTES);
-		ktap_pass(c->name);
-	} else if (state == ZC_SM_PROBE_UNSUPPORTED) {
-		/* The probe is this case: its answer is the skip. */
-		ktap_print_msg("read(2) got the same %d bytes, verified",
-			       ZC_SM_PROBE_BYTES);
-		ktap_skip(c->name, "%s", cx->probe_reason.msg);
-	} else {
-		ktap_fail(c->name, "%s", cx->probe_reason.msg);
-	}
+	zc_sm_splice_hint();
+	if (splice_broken(c, arg))
+		return;
+	ktap_print_msg("splice took %d redirected bytes, verified",
+		       ZC_SM_PROBE_BYTES);
+	ktap_pass(c->name);
 }
 
 /*
