@@ -17,7 +17,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +35,6 @@
 #define NAME		"sockmap_splice"
 #define EOF_BYTES	777777UL	/* below the period: one contiguous write */
 #define VARIANT_BYTES	(16UL << 20)
-#define WARMUP_S	0.2
 /* Cases that count queued bytes need them all queued, not in the backlog. */
 #define QUEUE_RCVBUF	(8L << 20)
 
@@ -579,21 +577,6 @@ static void case_psock_teardown(const struct zc_case *c, void *arg)
 
 /* Rates: metrics only, never asserted */
 
-/* Until lib's # config: formatter lands: its signature, its grammar. */
-static void __attribute__((format(printf, 3, 4)))
-zc_config(const struct zc_opts *o, const char *what, const char *fmt, ...)
-{
-	char kv[400];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(kv, sizeof(kv), fmt, ap);
-	va_end(ap);
-	ktap_print_msg("config: %s %s duration=%g repeat=%d warmup=%g kernel=%s",
-		       what, kv, o->duration, o->repeat, WARMUP_S,
-		       zc_kernel_release());
-}
-
 static void rate_config(struct ctx *cx, const struct row *s,
 			const struct zc_sm_topo *t)
 {
@@ -602,7 +585,7 @@ static void rate_config(struct ctx *cx, const struct row *s,
 		  zc_sm_mode_name(s->mode), cx->pat.chunk, t->rcvbuf,
 		  s->default_rcvbuf || !cx->rcvbuf ? "default" : "SO_RCVBUFFORCE",
 		  t->pipe_bytes, cx->o.cpu_tx, cx->o.cpu_rx, zc_sm_lo_mtu(t),
-		  cx->o.verify ? "on" : "off");
+		  cx->o.verify ? "yes" : "no");
 }
 
 static int stream_open(struct ctx *cx, const struct row *s,
@@ -621,9 +604,9 @@ static int measure(struct ctx *cx, const struct row *s, struct zc_rate *out,
 		   struct zc_stats *ratio, struct zc_why *why)
 {
 	struct zc_meter_cfg mc = { .duration = cx->o.duration,
-				   .warmup = WARMUP_S, .repeat = cx->o.repeat };
+				   .warmup = cx->o.warmup, .repeat = cx->o.repeat };
 	const struct row *ref = s->ref;
-	double secs = (WARMUP_S + cx->o.duration * cx->o.repeat) * (ref ? 2 : 1) +
+	double secs = (cx->o.warmup + cx->o.duration * cx->o.repeat) * (ref ? 2 : 1) +
 		      2 * ZC_SM_STALL_S;
 	struct zc_sm_stream st[2];	/* [0] ref when paired, [1] s */
 	struct zc_rate both[2];
