@@ -20,6 +20,8 @@
 #include "sockmap.h"
 #include "util.h"
 
+#define PIPE_BYTES	(1 << 20)
+
 const char *zc_sm_mode_name(enum zc_sm_mode m)
 {
 	static const char *const names[] = { "plain", "ingress", "egress", "pass" };
@@ -183,7 +185,7 @@ static int make_pipe(struct zc_sm_topo *t)
 	if (pipe2(t->pipe, O_NONBLOCK | O_CLOEXEC))
 		return -errno;
 	/* Root may go above pipe-max-size; the smaller default still works. */
-	fcntl(t->pipe[1], F_SETPIPE_SZ, ZC_SM_PIPE_BYTES);
+	fcntl(t->pipe[1], F_SETPIPE_SZ, PIPE_BYTES);
 	t->pipe_bytes = fcntl(t->pipe[1], F_GETPIPE_SZ);
 	return t->pipe_bytes > 0 ? 0 : -errno;
 }

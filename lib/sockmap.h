@@ -14,7 +14,6 @@
 #include "why.h"
 
 #define ZC_SM_DELIVER_S	2.0	/* redirected bytes show up within this */
-#define ZC_SM_PIPE_BYTES	(1 << 20)
 
 /* Where the verdict program sends the bytes arriving on p1. */
 enum zc_sm_mode {

@@ -15,6 +15,7 @@
 #include "util.h"
 
 #define SEED		0x5a11ce
+#define TRANSFER_S	60.0	/* whole functional transfer */
 #define PROBE_S		0.5	/* splice attempts on queued bytes */
 #define SETTLE_S	0.3	/* FIONREAD blind: time for the rest to queue */
 
@@ -75,9 +76,10 @@ static void *producer_main(void *arg)
 	return NULL;
 }
 
-int zc_sm_producer_start(struct zc_sm_producer *p,
-			 const struct zc_sm_pattern *pat, int fd,
-			 uint64_t limit, double secs)
+/* 0 or -errno. */
+static int producer_start(struct zc_sm_producer *p,
+			  const struct zc_sm_pattern *pat, int fd,
+			  uint64_t limit, double secs)
 {
 	int ret;
 
@@ -93,7 +95,7 @@ int zc_sm_producer_start(struct zc_sm_producer *p,
 	return -ret;
 }
 
-uint64_t zc_sm_producer_sent(struct zc_sm_producer *p)
+static uint64_t producer_sent(struct zc_sm_producer *p)
 {
 	return __atomic_load_n(&p->sent, __ATOMIC_RELAXED);
 }
@@ -255,13 +257,13 @@ int zc_sm_nothing_more(struct zc_sm_topo *t, struct zc_why *why)
 int zc_sm_transfer(const struct zc_sm_pattern *pat, struct zc_sm_topo *t,
 		   enum zc_sm_call call, uint64_t total, struct zc_why *why)
 {
-	double deadline = zc_now() + ZC_SM_TRANSFER_S;
+	double deadline = zc_now() + TRANSFER_S;
 	struct zc_sm_producer p;
 	struct zc_sm_rx r;
 	long ret;
 
 	zc_sm_rx_init(&r, pat, t, call, true);
-	ret = zc_sm_producer_start(&p, pat, t->c1, total, ZC_SM_TRANSFER_S);
+	ret = producer_start(&p, pat, t->c1, total, TRANSFER_S);
 	if (ret)
 		return zc_why_set(why, "producer thread: %s", strerror(-ret));
 	ret = 1;
@@ -275,10 +277,10 @@ int zc_sm_transfer(const struct zc_sm_pattern *pat, struct zc_sm_topo *t,
 	if (r.got < total)
 		return zc_why_set(why, "only %llu of %llu bytes in %.0f s",
 				  (unsigned long long)r.got,
-				  (unsigned long long)total, ZC_SM_TRANSFER_S);
-	if (p.err || zc_sm_producer_sent(&p) != total)
+				  (unsigned long long)total, TRANSFER_S);
+	if (p.err || producer_sent(&p) != total)
 		return zc_why_set(why, "producer sent %llu of %llu bytes: %s",
-				  (unsigned long long)zc_sm_producer_sent(&p),
+				  (unsigned long long)producer_sent(&p),
 				  (unsigned long long)total, strerror(-p.err));
 	return zc_sm_nothing_more(t, why);
 }
@@ -338,7 +340,7 @@ int zc_sm_stream_open(struct zc_sm_stream *st, const struct zc_sm_pattern *pat,
 	if (zc_sm_topo_setup(&st->t, mode, rcvbuf, why))
 		return -1;
 	zc_sm_rx_init(&st->r, pat, &st->t, call, verify);
-	ret = zc_sm_producer_start(&st->p, pat, st->t.c1, 1ULL << 40, secs);
+	ret = producer_start(&st->p, pat, st->t.c1, 1ULL << 40, secs);
 	if (ret) {
 		zc_why_set(why, "producer thread: %s", strerror(-ret));
 		zc_sm_topo_close(&st->t);

@@ -20,7 +20,6 @@
 /* Prime, so a lost or repeated chunk shifts the pattern and shows. */
 #define ZC_SM_PERIOD		1048573UL
 #define ZC_SM_STALL_S		3.0	/* no progress this long is a failure */
-#define ZC_SM_TRANSFER_S	60.0	/* whole functional transfer */
 #define ZC_SM_QUIET_S		0.05	/* "nothing more arrives" window */
 #define ZC_SM_PROBE_BYTES	4096
 
@@ -49,11 +48,6 @@ struct zc_sm_producer {
 	int stop, err;
 };
 
-/* 0 or -errno. */
-int zc_sm_producer_start(struct zc_sm_producer *p,
-			 const struct zc_sm_pattern *pat, int fd,
-			 uint64_t limit, double secs);
-uint64_t zc_sm_producer_sent(struct zc_sm_producer *p);
 /* Bounded: the thread looks at stop at least every 50 ms. */
 void zc_sm_producer_stop(struct zc_sm_producer *p);
 
