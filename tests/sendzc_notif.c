@@ -857,6 +857,7 @@ static int rx_start(const struct ctx *c, struct zc_rx *rx, enum proto p,
 		    size_t size, uint64_t nseq, bool verify, bool lo)
 {
 	memset(rx, 0, sizeof(*rx));
+	rx->fd = -1;
 	rx->family = family_of(p);
 	rx->type = is_udp(p) ? SOCK_DGRAM : SOCK_STREAM;
 	rx->size = size;

@@ -226,8 +226,6 @@ static const struct way xdp = { SETUP_XDP,
 };
 
 #define VCASE(...)		(&(const struct vcase){ __VA_ARGS__ })
-#define U4			AF_INET, SOCK_DGRAM
-#define U6			AF_INET6, SOCK_DGRAM
 #define MZ			ZC_MODE_MSG_ZEROCOPY
 #define SZ			ZC_MODE_SEND_ZC
 #define RCASE(m, l, d)		(&(const struct rcase){ m, l, d })
@@ -235,57 +233,57 @@ static const struct way xdp = { SETUP_XDP,
 static const struct zc_case cases[] = {
 	{ .name = "taps.list", .fn = case_list_taps },
 	{ .name = "udp4.msgzc.notap", .pre = pre_verdict,
-	  .fn = case_verdict, .arg = VCASE(U4, MZ, &notap) },
+	  .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, MZ, &notap) },
 	{ .name = "udp4.sendzc.notap", .pre = pre_verdict,
-	  .fn = case_verdict, .arg = VCASE(U4, SZ, &notap) },
+	  .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, SZ, &notap) },
 	{ .name = "udp4.msgzc.tap_sender_ns", .pre = pre_verdict,
-	  .fn = case_verdict, .arg = VCASE(U4, MZ, &tap_a) },
+	  .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, MZ, &tap_a) },
 	{ .name = "udp4.sendzc.tap_sender_ns", .pre = pre_verdict,
-	  .fn = case_verdict, .arg = VCASE(U4, SZ, &tap_a) },
+	  .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, SZ, &tap_a) },
 	{ .name = "udp4.msgzc.tap_egress_dev", .pre = pre_verdict,
-	  .fn = case_verdict, .arg = VCASE(U4, MZ, &tap_dev) },
+	  .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, MZ, &tap_dev) },
 	{ .name = "udp4.sendzc.tap_egress_dev", .pre = pre_verdict,
-	  .fn = case_verdict, .arg = VCASE(U4, SZ, &tap_dev) },
+	  .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, SZ, &tap_dev) },
 	{ .name = "udp4.msgzc.tap_receiver_ns", .pre = pre_verdict,
-	  .fn = case_verdict, .arg = VCASE(U4, MZ, &tap_b) },
+	  .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, MZ, &tap_b) },
 	{ .name = "udp4.sendzc.tap_receiver_ns", .pre = pre_verdict,
-	  .fn = case_verdict, .arg = VCASE(U4, SZ, &tap_b) },
+	  .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, SZ, &tap_b) },
 	{ .name = "udp4.msgzc.tap_ignore_outgoing", .pre = pre_verdict,
-	  .fn = case_verdict, .arg = VCASE(U4, MZ, &tap_ignore) },
+	  .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, MZ, &tap_ignore) },
 	{ .name = "udp4.sendzc.tap_ignore_outgoing", .pre = pre_verdict,
-	  .fn = case_verdict, .arg = VCASE(U4, SZ, &tap_ignore) },
+	  .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, SZ, &tap_ignore) },
 	{ .name = "udp4.msgzc.tap_other_dev", .pre = pre_verdict,
-	  .fn = case_verdict, .arg = VCASE(U4, MZ, &tap_other) },
+	  .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, MZ, &tap_other) },
 	{ .name = "udp4.sendzc.tap_other_dev", .pre = pre_verdict,
-	  .fn = case_verdict, .arg = VCASE(U4, SZ, &tap_other) },
+	  .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, SZ, &tap_other) },
 	{ .name = "udp4.msgzc.tap_toggle", .pre = pre_verdict,
-	  .fn = case_verdict, .arg = VCASE(U4, MZ, &toggle) },
+	  .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, MZ, &toggle) },
 	{ .name = "udp4.sendzc.tap_toggle", .pre = pre_verdict,
-	  .fn = case_verdict, .arg = VCASE(U4, SZ, &toggle) },
+	  .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, SZ, &toggle) },
 	{ .name = "udp4.msgzc.local_bound", .pre = pre_verdict,
-	  .fn = case_verdict, .arg = VCASE(U4, MZ, &local) },
+	  .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, MZ, &local) },
 	{ .name = "udp4.sendzc.local_bound", .pre = pre_verdict,
-	  .fn = case_verdict, .arg = VCASE(U4, SZ, &local) },
+	  .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, SZ, &local) },
 	{ .name = "udp4.msgzc.loopback", .pre = pre_verdict,
-	  .fn = case_verdict, .arg = VCASE(U4, MZ, &loopback) },
+	  .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, MZ, &loopback) },
 	{ .name = "udp4.sendzc.loopback", .pre = pre_verdict,
-	  .fn = case_verdict, .arg = VCASE(U4, SZ, &loopback) },
+	  .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, SZ, &loopback) },
 	{ .name = "udp4.msgzc.fragmented", .pre = pre_verdict,
-	  .fn = case_verdict, .arg = VCASE(U4, MZ, &frag) },
+	  .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, MZ, &frag) },
 	{ .name = "udp4.sendzc.fragmented", .pre = pre_verdict,
-	  .fn = case_verdict, .arg = VCASE(U4, SZ, &frag) },
+	  .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, SZ, &frag) },
 	{ .name = "udp4.msgzc.xdp_hidden_copy", .pre = pre_verdict,
-	  .fn = case_verdict, .arg = VCASE(U4, MZ, &xdp) },
+	  .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, MZ, &xdp) },
 	{ .name = "udp4.sendzc.xdp_hidden_copy", .pre = pre_verdict,
-	  .fn = case_verdict, .arg = VCASE(U4, SZ, &xdp) },
+	  .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, SZ, &xdp) },
 	{ .name = "udp6.msgzc.notap", .pre = pre_verdict,
-	  .fn = case_verdict, .arg = VCASE(U6, MZ, &notap) },
+	  .fn = case_verdict, .arg = VCASE(AF_INET6, SOCK_DGRAM, MZ, &notap) },
 	{ .name = "udp6.sendzc.notap", .pre = pre_verdict,
-	  .fn = case_verdict, .arg = VCASE(U6, SZ, &notap) },
+	  .fn = case_verdict, .arg = VCASE(AF_INET6, SOCK_DGRAM, SZ, &notap) },
 	{ .name = "udp6.msgzc.tap_sender_ns", .pre = pre_verdict,
-	  .fn = case_verdict, .arg = VCASE(U6, MZ, &tap_a) },
+	  .fn = case_verdict, .arg = VCASE(AF_INET6, SOCK_DGRAM, MZ, &tap_a) },
 	{ .name = "udp6.sendzc.tap_sender_ns", .pre = pre_verdict,
-	  .fn = case_verdict, .arg = VCASE(U6, SZ, &tap_a) },
+	  .fn = case_verdict, .arg = VCASE(AF_INET6, SOCK_DGRAM, SZ, &tap_a) },
 	{ .name = "tcp4.msgzc.local", .pre = pre_verdict,
 	  .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_STREAM, MZ, &tcp_local) },
 	{ .name = "tcp4.sendzc.local", .pre = pre_verdict,
@@ -842,6 +840,17 @@ static int tap_for(struct ctx *cx, enum setup s)
 	}
 }
 
+/* The connection a TCP receiver's listener got: fd or -errno. */
+static int accept_one(int lfd)
+{
+	int fd;
+
+	if (zc_poll_one(lfd, POLLIN, VERDICT_S) <= 0)
+		return -ETIMEDOUT;
+	fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
 /*
  * The sender's socket, connected to the sink, or to its own receiver
  * (in b, or on a's loopback); for TCP the accepted socket is the receiver.
@@ -851,37 +860,33 @@ static int vrun_connect(struct ctx *cx, struct vrun *r, const char **step)
 	static struct in_addr lo4;
 	const struct vcase *v = r->v;
 	enum setup s = v->way->setup;
-	bool own = s == SETUP_LOCAL || s == SETUP_LOOPBACK;
 	const void *addr = zc_side_addr(&cx->k.t.b, v->family);
-	int lfd = -1, ret = 0;
+	int a_ns = cx->k.t.a.nsfd, lfd;
 
 	lo4.s_addr = htonl(INADDR_LOOPBACK);
+	*step = "connect";
+	if (s != SETUP_LOCAL && s != SETUP_LOOPBACK) {
+		r->fd = zc_socket_to(a_ns, v->family, v->type, addr, SINK_PORT);
+		return r->fd < 0 ? r->fd : 0;
+	}
 	if (s == SETUP_LOOPBACK)
 		addr = &lo4;
-	if (own) {
-		*step = "receiver";
-		lfd = zc_socket_bound(s == SETUP_LOOPBACK ? cx->k.t.a.nsfd :
-				      cx->k.t.b.nsfd, v->family,
-				      v->type | SOCK_NONBLOCK, addr, RECV_PORT, 0);
-		if (lfd < 0)
-			return lfd;
-	}
+	*step = "receiver";
+	lfd = zc_socket_bound(s == SETUP_LOOPBACK ? a_ns : cx->k.t.b.nsfd,
+			      v->family, v->type | SOCK_NONBLOCK, addr,
+			      RECV_PORT, 0);
+	if (lfd < 0)
+		return lfd;
 	*step = "connect";
-	r->fd = zc_socket_to(cx->k.t.a.nsfd, v->family, v->type, addr,
-			     own ? RECV_PORT : SINK_PORT);
-	if (r->fd < 0)
-		ret = r->fd;
-	else if (own && v->type == SOCK_STREAM && zc_poll_one(lfd, POLLIN, VERDICT_S) <= 0)
-		ret = -ETIMEDOUT;
-	else if (own && v->type == SOCK_STREAM)
-		r->rx_fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-	else if (own)
-		r->rx_fd = dup(lfd);
-	if (!ret && own && r->rx_fd < 0)
-		ret = -errno;
-	if (lfd >= 0)
-		close(lfd);
-	return ret;
+	r->fd = zc_socket_to(a_ns, v->family, v->type, addr, RECV_PORT);
+	if (r->fd >= 0 && v->type == SOCK_DGRAM) {
+		r->rx_fd = lfd;		/* the bound socket receives */
+		return 0;
+	}
+	if (r->fd >= 0)
+		r->rx_fd = accept_one(lfd);
+	close(lfd);
+	return r->fd < 0 ? r->fd : r->rx_fd < 0 ? r->rx_fd : 0;
 }
 
 static const char xdp_step[] = "attach native XDP (frags) to the receiving device";
