@@ -15,11 +15,22 @@
 
 #include "sink.h"
 #include "sock.h"
+#include "uring.h"
 #include "zcsend.h"
 #include "tc_drop.skel.h"
 
 #define SINK_SETTLE	2.0	/* for the last packets to reach the sink */
 #define SINK_FLUSH	5.0	/* for a rate's last sends to complete */
+
+int zc_sink_probe(const cap_value_t *caps, int ncaps, struct zc_sink_feat *f,
+		  struct zc_why *why)
+{
+	if (zc_require_caps(why, caps, ncaps) || zc_require_bpf_caps(why))
+		return -1;
+	zc_probe_send_zc(&f->sendmsg_zc, &f->uring);
+	zc_probe_bpf(&f->bpf);
+	return 0;
+}
 
 int zc_sink_setup(struct zc_sink *k, int mtu, int port, bool bpf,
 		  struct zc_why *why)

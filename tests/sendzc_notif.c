@@ -21,7 +21,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,10 +78,9 @@ struct ctx {
 	struct zc_opts o;
 	struct zc_sink k;
 	const char *peer_exec;		/* --peer-exec CMD */
-	bool have_sendmsg_zc, have_usage;
+	struct zc_sink_feat feat;	/* io_uring SEND_ZC, BPF for the sink */
+	bool have_usage;
 	struct zc_why usage_why;	/* why REPORT_USAGE cannot be used */
-	struct zc_why uring_skip;	/* "" when io_uring and SEND_ZC work */
-	struct zc_why bpf_skip;		/* "" when BPF loads: the tc sink exists */
 };
 
 static void case_requests(const struct zc_case *zc, void *arg);
@@ -338,9 +336,9 @@ static enum zc_pre pre_case(const struct zc_case *zc, void *arg,
 	const struct req *a = zc->arg;
 	struct ctx *c = arg;
 
-	if (zc_send_mode_uring(a->mode) && c->uring_skip.msg[0])
-		return zc_why_set(why, "%s", c->uring_skip.msg), ZC_SKIP;
-	if (a->mode == ZC_MODE_SENDMSG_ZC && !c->have_sendmsg_zc)
+	if (zc_send_mode_uring(a->mode) && c->feat.uring.msg[0])
+		return zc_why_set(why, "%s", c->feat.uring.msg), ZC_SKIP;
+	if (a->mode == ZC_MODE_SENDMSG_ZC && !c->feat.sendmsg_zc)
 		return zc_why_set(why, "kernel lacks IORING_OP_SENDMSG_ZC"), ZC_SKIP;
 	if (a->kind == K_LIFETIME && is_udp(a->proto) &&
 	    case_size(c, a->proto) < sizeof(uint64_t))
@@ -351,9 +349,9 @@ static enum zc_pre pre_case(const struct zc_case *zc, void *arg,
 	/* Any local receiver copies: zero-copy needs the tc sink. */
 	if (a->kind == K_USAGE_ZC && !c->k.skel)
 		return zc_why_set(why, "needs the tc drop sink for a path that does not copy: %s",
-				  c->bpf_skip.msg), ZC_SKIP;
+				  c->feat.bpf.msg), ZC_SKIP;
 	if (a->kind == K_RATE && !c->k.skel)
-		return zc_why_set(why, "needs the tc drop sink: %s", c->bpf_skip.msg),
+		return zc_why_set(why, "needs the tc drop sink: %s", c->feat.bpf.msg),
 		       ZC_SKIP;
 	return ZC_RUN;
 }
@@ -382,7 +380,7 @@ static void case_requests(const struct zc_case *zc, void *arg)
 
 	if (!life && udp && !c->k.skel)
 		ktap_print_msg("%s: runs with a receiver socket in b instead of the tc drop sink (%s)",
-			       zc->name, c->bpf_skip.msg);
+			       zc->name, c->feat.bpf.msg);
 	ret = session_setup(c, a, &ss, n, c->have_usage, verify);
 	if (ret) {
 		ktap_fail(zc->name, "setup: %s", strerror(-ret));
@@ -391,7 +389,7 @@ static void case_requests(const struct zc_case *zc, void *arg)
 	/* Requests wait for the receiver's window: it must hold the depth. */
 	if (!ss.sink && udp && ss.rx.window < a->depth) {
 		ktap_skip(zc->name, "the receiver standing in for the tc sink holds %u datagrams, depth %u needs more (SO_RCVBUFFORCE refused; %s)",
-			  ss.rx.window, a->depth, c->bpf_skip.msg);
+			  ss.rx.window, a->depth, c->feat.bpf.msg);
 		goto out;
 	}
 	ss.r.poison = life;
@@ -548,8 +546,6 @@ static void case_error(const struct zc_case *zc, void *arg)
 
 /* ---- rates ---- */
 
-static void zc_config(const struct zc_opts *o, const char *what,
-		      const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 static void rate_config(const struct zc_case *zc, const struct ctx *c,
 			const struct zc_sender_cfg *cfg,
@@ -1094,21 +1090,6 @@ static bool all_sent(const struct run *r, int upto)
 
 /* ---- probes, setup, options ---- */
 
-/* Until lib's formatter lands: the same line, with the same signature. */
-static void zc_config(const struct zc_opts *o, const char *what,
-		      const char *fmt, ...)
-{
-	char pairs[768];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(pairs, sizeof(pairs), fmt, ap);
-	va_end(ap);
-	ktap_print_msg("config: %s %s duration=%g repeat=%d warmup=%g kernel=%s",
-		       what, pairs, o->duration, o->repeat, WARMUP,
-		       zc_kernel_release());
-}
-
 /*
  * Capabilities decide for the whole binary; io_uring and BPF only for the
  * cases that need them (MSG_ZEROCOPY and send() rates, a receiver instead
@@ -1119,12 +1100,7 @@ static int probe(void *arg, struct zc_why *why)
 	static const cap_value_t caps[] = { CAP_NET_ADMIN, CAP_SYS_ADMIN };
 	struct ctx *c = arg;
 
-	if (zc_require_caps(why, caps, ZC_ARRAY_SIZE(caps)) ||
-	    zc_require_bpf_caps(why))
-		return -1;
-	zc_probe_send_zc(&c->have_sendmsg_zc, &c->uring_skip);
-	zc_probe_bpf(&c->bpf_skip);
-	return 0;
+	return zc_sink_probe(caps, ZC_ARRAY_SIZE(caps), &c->feat, why);
 }
 
 /* A SEND_ZC with REPORT_USAGE to the sink: -EINVAL before 6.2. */
@@ -1150,18 +1126,18 @@ static void probe_usage(struct ctx *c)
 static int setup(void *arg, struct zc_why *why)
 {
 	struct ctx *c = arg;
-	bool bpf = !c->bpf_skip.msg[0];
+	bool bpf = !c->feat.bpf.msg[0];
 
 	if (zc_sink_setup(&c->k, MTU, SINK_PORT, bpf, why) ||
 	    (bpf && zc_sink_wait_path(&c->k, PATH_TIMEOUT, why)))
 		return -1;
 	if (!bpf)
 		ktap_print_msg("no BPF, no tc sink: UDP cases use a receiver in b, zero-copy ones skip (%s)",
-			       c->bpf_skip.msg);
-	if (!c->uring_skip.msg[0])
+			       c->feat.bpf.msg);
+	if (!c->feat.uring.msg[0])
 		probe_usage(c);
-	if (c->uring_skip.msg[0])
-		ktap_print_msg("io_uring cases skip: %s", c->uring_skip.msg);
+	if (c->feat.uring.msg[0])
+		ktap_print_msg("io_uring cases skip: %s", c->feat.uring.msg);
 	else if (!c->have_usage)
 		ktap_print_msg("%s", c->usage_why.msg);
 	/* The peer of --peer-exec chooses its own CPU. */

@@ -30,7 +30,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,9 +140,7 @@ struct ctx {
 	const char *netns;
 	long sends;
 	bool diag_done;
-	bool have_sendmsg_zc;
-	struct zc_why uring_skip;	/* "" when io_uring and SEND_ZC work */
-	struct zc_why bpf_skip;		/* "" when BPF programs load */
+	struct zc_sink_feat feat;	/* io_uring SEND_ZC, BPF for the sink */
 	/* 1: struct net.ptype_all (per-namespace taps), 0: global, <0: no BTF */
 	int netns_taps;
 	char drv_a[32], drv_b[32];	/* the devices' drivers ("veth", "e1000e") */
@@ -362,12 +359,12 @@ static enum zc_pre pre_verdict(const struct zc_case *c, void *arg,
 	struct ctx *cx = arg;
 
 	diag_once(cx);
-	if (zc_send_mode_uring(v->mode) && cx->uring_skip.msg[0])
-		return zc_why_set(why, "%s", cx->uring_skip.msg), ZC_SKIP;
-	if (s != SETUP_LOCAL && s != SETUP_LOOPBACK && cx->bpf_skip.msg[0])
+	if (zc_send_mode_uring(v->mode) && cx->feat.uring.msg[0])
+		return zc_why_set(why, "%s", cx->feat.uring.msg), ZC_SKIP;
+	if (s != SETUP_LOCAL && s != SETUP_LOOPBACK && cx->feat.bpf.msg[0])
 		return zc_why_set(why, "needs the tc drop sink%s: %s",
 				  s == SETUP_XDP ? " and an XDP program" : "",
-				  cx->bpf_skip.msg), ZC_SKIP;
+				  cx->feat.bpf.msg), ZC_SKIP;
 	if (expect_here(cx, v)->foreign && cx->netns_taps < 0)
 		return zc_why_set(why, "cannot tell whether packet taps are per namespace: no vmlinux BTF to look for struct net.ptype_all (%s)",
 				  strerror(-cx->netns_taps)), ZC_SKIP;
@@ -534,16 +531,14 @@ static enum zc_pre pre_rate(const struct zc_case *c, void *arg,
 	struct ctx *cx = arg;
 
 	diag_once(cx);
-	if (zc_send_mode_uring(rc->mode) && cx->uring_skip.msg[0])
-		return zc_why_set(why, "%s", cx->uring_skip.msg), ZC_SKIP;
-	if (cx->bpf_skip.msg[0])
-		return zc_why_set(why, "needs the tc drop sink: %s", cx->bpf_skip.msg),
+	if (zc_send_mode_uring(rc->mode) && cx->feat.uring.msg[0])
+		return zc_why_set(why, "%s", cx->feat.uring.msg), ZC_SKIP;
+	if (cx->feat.bpf.msg[0])
+		return zc_why_set(why, "needs the tc drop sink: %s", cx->feat.bpf.msg),
 		       ZC_SKIP;
 	return ZC_RUN;
 }
 
-static void zc_config(const struct zc_opts *o, const char *what,
-		      const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* One arm of the paired rate: with or without the tap. */
 struct arm {
@@ -1253,21 +1248,6 @@ static void judge_xfail(const struct zc_case *c, struct vrun *r)
 
 /* ---- setup, options, diagnosis mode ---- */
 
-/* Until lib's formatter lands: the same line, with the same signature. */
-static void zc_config(const struct zc_opts *o, const char *what,
-		      const char *fmt, ...)
-{
-	char pairs[768];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(pairs, sizeof(pairs), fmt, ap);
-	va_end(ap);
-	ktap_print_msg("config: %s %s duration=%g repeat=%d warmup=%g kernel=%s",
-		       what, pairs, o->duration, o->repeat, WARMUP_S,
-		       zc_kernel_release());
-}
-
 static int probe(void *arg, struct zc_why *why)
 {
 	static const cap_value_t caps[] = { CAP_SYS_ADMIN, CAP_NET_ADMIN,
@@ -1278,12 +1258,9 @@ static int probe(void *arg, struct zc_why *why)
 	};
 	struct ctx *cx = arg;
 
-	if (zc_require_caps(why, caps, ZC_ARRAY_SIZE(caps)) ||
-	    zc_require_bpf_caps(why) ||
+	if (zc_sink_probe(caps, ZC_ARRAY_SIZE(caps), &cx->feat, why) ||
 	    zc_require_config(why, config, ZC_ARRAY_SIZE(config)))
 		return -1;
-	zc_probe_send_zc(&cx->have_sendmsg_zc, &cx->uring_skip);
-	zc_probe_bpf(&cx->bpf_skip);
 	return 0;
 }
 
@@ -1316,7 +1293,7 @@ static void side_driver(const struct zc_side *s, char *buf, size_t len)
 static int setup(void *arg, struct zc_why *why)
 {
 	struct ctx *cx = arg;
-	bool bpf = !cx->bpf_skip.msg[0];
+	bool bpf = !cx->feat.bpf.msg[0];
 	int ret;
 
 	if (zc_sink_setup(&cx->k, TOPO_MTU, SINK_PORT, bpf, why))
@@ -1329,7 +1306,7 @@ static int setup(void *arg, struct zc_why *why)
 		zc_witness_open(why);
 	if (!bpf)
 		ktap_print_msg("no BPF: no tc sink, no copy witness; only cases with their own receiver run (%s)",
-			       cx->bpf_skip.msg);
+			       cx->feat.bpf.msg);
 	ret = zc_pin_cpu(cx->o.cpu_tx);
 	if (ret)
 		return zc_why_set(why, "pin to CPU %d: %s", cx->o.cpu_tx,
