@@ -12,13 +12,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <stdarg.h>
 #include <sys/capability.h>
 
-#include "ktap.h"
 #include "meter.h"
 #include "netns.h"
-#include "opts.h"
 #include "probe.h"
 #include "why.h"
 
@@ -110,25 +107,5 @@ struct zc_sink_arm {
 int zc_sink_rate(const struct zc_sink *k, const struct zc_meter_cfg *mc,
 		 struct zc_sink_arm *arm, int narm, struct zc_stats *ratio,
 		 uint64_t *sunk, struct zc_why *why);
-
-/*
- * Transitional: lib/report.h (reached through runner.h) brings the real
- * zc_config(); until it is there, the same line with the same signature.
- */
-#ifndef ZC_REPORT_H
-static inline void zc_config(const struct zc_opts *o, const char *what,
-			     const char *fmt, ...)
-{
-	char pairs[768];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(pairs, sizeof(pairs), fmt, ap);
-	va_end(ap);
-	ktap_print_msg("config: %s %s duration=%g repeat=%d warmup=%g kernel=%s",
-		       what, pairs, o->duration, o->repeat, 0.2,
-		       zc_kernel_release());
-}
-#endif
 
 #endif

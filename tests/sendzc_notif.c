@@ -55,7 +55,6 @@
 #define FLUSH_TIMEOUT	5.0
 #define PATH_TIMEOUT	15.0	/* carrier of a ZC_PAIR after the move */
 #define GRACE		0.05	/* late CQEs nobody expects are looked for this long */
-#define WARMUP		0.2
 /* The rates' send buffer: what liburing's send-zerocopy example asks for. */
 #define RATE_SNDBUF	(1 << 21)
 #define POISON		0xa5
@@ -625,7 +624,7 @@ static void case_rate(const struct zc_case *zc, void *arg)
 	const struct req *a = zc->arg;
 	struct ctx *c = arg;
 	struct zc_meter_cfg mc = {
-		.duration = c->o.duration, .warmup = WARMUP,
+		.duration = c->o.duration, .warmup = c->o.warmup,
 		.repeat = c->o.repeat, .max_steps = 1ULL << 32,
 	};
 	struct zc_sender_cfg cfg = {

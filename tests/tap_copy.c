@@ -69,7 +69,6 @@
 #define SENDS_MAX	1000
 #define VERDICT_S	2.0	/* one send and its completion */
 #define SETTLE_S	2.0	/* for the last packets to reach the sink */
-#define WARMUP_S	0.2
 #define RATE_DEPTH	8
 /* Tap open (1) or closed (0) around each send of the toggle case. */
 #define TOGGLE_PATTERN	"0110100111010001"
@@ -614,7 +613,7 @@ static int measure(struct ctx *cx, const struct rcase *rc,
 		   struct zc_stats *ratio, struct zc_why *why)
 {
 	struct zc_meter_cfg mc = { .duration = cx->o.duration,
-				   .warmup = WARMUP_S, .repeat = cx->o.repeat };
+				   .warmup = cx->o.warmup, .repeat = cx->o.repeat };
 	struct zc_sink_arm sa[2] = { { .tx.fd = -1 }, { .tx.fd = -1 } };
 	struct arm a[2] = {};
 	uint64_t sunk = 0;
