@@ -130,7 +130,7 @@ static int xmit_errors(const struct zc_xdpgen *g, uint64_t *v)
 
 int zc_xdpgen_open(struct zc_xdpgen *g, int nsfd, int ifindex, int cpu,
 		   const void *frame, uint32_t len, bool payload,
-		   char *why, size_t whylen)
+		   struct zc_why *why)
 {
 	uint64_t v;
 	int ret;
@@ -138,7 +138,7 @@ int zc_xdpgen_open(struct zc_xdpgen *g, int nsfd, int ifindex, int cpu,
 	memset(g, 0, sizeof(*g));
 	/* BPF_PROG_RUN takes at least an Ethernet header. */
 	if (len > sizeof(g->frame) || len < 14) {
-		snprintf(why, whylen, "frame of %u bytes", len);
+		zc_why_set(why, "frame of %u bytes", len);
 		return -EINVAL;
 	}
 	g->nsfd = nsfd;
@@ -149,21 +149,21 @@ int zc_xdpgen_open(struct zc_xdpgen *g, int nsfd, int ifindex, int cpu,
 	g->skel = xdpgen__open_and_load();
 	if (!g->skel) {
 		ret = errno ? -errno : -EINVAL;
-		snprintf(why, whylen, "load bpf/xdpgen: %s", strerror(-ret));
+		zc_why_set(why, "load bpf/xdpgen: %s", strerror(-ret));
 		return ret;
 	}
 	g->skel->bss->zc_gen_payload = payload;
 	/* Redirect to ifindex 0 goes nowhere: the trial frame reaches no one. */
 	ret = run_once(g, 1);
 	if (ret) {
-		snprintf(why, whylen, "BPF_PROG_RUN with BPF_F_TEST_XDP_LIVE_FRAMES: %s%s",
-			 strerror(-ret), ret == -EINVAL ? " (kernel before 5.18?)" : "");
+		zc_why_set(why, "BPF_PROG_RUN with BPF_F_TEST_XDP_LIVE_FRAMES: %s%s",
+			   strerror(-ret), ret == -EINVAL ? " (kernel before 5.18?)" : "");
 		return ret;
 	}
 	ret = xmit_errors(g, &v);
 	if (ret) {
-		snprintf(why, whylen, "ethtool xdp_xmit_errors of ifindex %d: %s",
-			 ifindex, strerror(-ret));
+		zc_why_set(why, "ethtool xdp_xmit_errors of ifindex %d: %s",
+			   ifindex, strerror(-ret));
 		return ret;
 	}
 	g->skel->bss->zc_gen_ifindex = ifindex;

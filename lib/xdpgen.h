@@ -17,6 +17,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "why.h"
+
 struct xdpgen;
 
 struct zc_xdpgen {
@@ -45,7 +47,7 @@ struct zc_xdpgen {
  */
 int zc_xdpgen_open(struct zc_xdpgen *g, int nsfd, int ifindex, int cpu,
 		   const void *frame, uint32_t len, bool payload,
-		   char *why, size_t whylen);
+		   struct zc_why *why);
 void zc_xdpgen_close(struct zc_xdpgen *g);
 
 /* Run the generator in its own thread for at most seconds / max frames. */

@@ -316,7 +316,7 @@ void zc_xsk_frame_set_seq(void *buf, uint64_t seq)
 }
 
 int zc_xsk_frame_check(const void *buf, uint32_t len, bool check_payload,
-		       uint64_t *seq, char *why, size_t whylen)
+		       uint64_t *seq, struct zc_why *why)
 {
 	const uint8_t *p = buf;
 	struct zc_xsk_hdr h;
@@ -324,21 +324,18 @@ int zc_xsk_frame_check(const void *buf, uint32_t len, bool check_payload,
 	uint32_t i;
 
 	if (len < ZC_XSK_HDR_LEN) {
-		snprintf(why, whylen, "frame of %u bytes is shorter than the header", len);
-		return -1;
+		return zc_why_set(why, "frame of %u bytes is shorter than the header", len);
 	}
 	memcpy(&proto, p + 12, 2);
 	memcpy(&h, p + ZC_XSK_ETH_LEN, sizeof(h));
 	if (ntohs(proto) != ZC_XSK_ETHERTYPE || h.magic != ZC_XSK_MAGIC) {
-		snprintf(why, whylen, "not a test frame (ethertype 0x%04x magic 0x%08x)",
-			 ntohs(proto), h.magic);
-		return -1;
+		return zc_why_set(why, "not a test frame (ethertype 0x%04x magic 0x%08x)",
+				  ntohs(proto), h.magic);
 	}
 	*seq = h.seq;
 	if (h.len != len) {
-		snprintf(why, whylen, "frame %llu is %u bytes, sent as %u",
-			 (unsigned long long)h.seq, len, h.len);
-		return -1;
+		return zc_why_set(why, "frame %llu is %u bytes, sent as %u",
+				  (unsigned long long)h.seq, len, h.len);
 	}
 	if (!check_payload)
 		return 0;
@@ -346,11 +343,10 @@ int zc_xsk_frame_check(const void *buf, uint32_t len, bool check_payload,
 		uint8_t want = zc_xsk_pattern(h.seq, i);
 
 		if (p[ZC_XSK_HDR_LEN + i] != want) {
-			snprintf(why, whylen,
-				 "frame %llu payload byte %u is 0x%02x, expected 0x%02x",
-				 (unsigned long long)h.seq, i,
-				 p[ZC_XSK_HDR_LEN + i], want);
-			return -1;
+			return zc_why_set(why,
+					  "frame %llu payload byte %u is 0x%02x, expected 0x%02x",
+					  (unsigned long long)h.seq, i,
+					  p[ZC_XSK_HDR_LEN + i], want);
 		}
 	}
 	return 0;

@@ -11,9 +11,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <linux/if_xdp.h>
 
 #include "compat.h"
+#include "why.h"
 #include "../bpf/xsk_abi.h"
 
 /* A flag no kernel defines (bind must refuse it with EINVAL). */
@@ -179,11 +181,11 @@ void zc_xsk_frame_build(void *buf, uint32_t len, const uint8_t dst[6],
 void zc_xsk_frame_set_seq(void *buf, uint64_t seq);
 /*
  * Check a received frame: 0 if good (seq in *seq), else -1 with a one-line
- * reason ("bad magic", "payload byte 17 is 0x12, expected 0x34", ...).
+ * reason in why ("bad magic", "payload byte 17 is 0x12, expected 0x34", ...).
  * check_payload false checks only the headers and the length.
  */
 int zc_xsk_frame_check(const void *buf, uint32_t len, bool check_payload,
-		       uint64_t *seq, char *why, size_t whylen);
+		       uint64_t *seq, struct zc_why *why);
 /* Swap destination and source MAC (l2fwd). */
 void zc_xsk_swap_mac(void *buf);
 
