@@ -242,8 +242,8 @@ double zc_xsk_gen_mpps(const struct zc_xsk_gen *g)
 
 const char *zc_xsk_gen_desc(const struct zc_xsk_gen *g)
 {
-	return g->live ? "BPF_PROG_RUN(live frames, redirect, ~0.1 s of frames/syscall)" :
-			 "AF_PACKET(qdisc bypass, 1 frame/send)";
+	return g->live ? "BPF_PROG_RUN(live_frames,redirect,~0.1s_of_frames/syscall)" :
+			 "AF_PACKET(qdisc_bypass,1_frame/send)";
 }
 
 /*
