@@ -323,9 +323,8 @@ int zc_xsk_frame_check(const void *buf, uint32_t len, bool check_payload,
 	uint16_t proto;
 	uint32_t i;
 
-	if (len < ZC_XSK_HDR_LEN) {
+	if (len < ZC_XSK_HDR_LEN)
 		return zc_why_set(why, "frame of %u bytes is shorter than the header", len);
-	}
 	memcpy(&proto, p + 12, 2);
 	memcpy(&h, p + ZC_XSK_ETH_LEN, sizeof(h));
 	if (ntohs(proto) != ZC_XSK_ETHERTYPE || h.magic != ZC_XSK_MAGIC) {
