@@ -32,7 +32,6 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <net/if.h>
@@ -45,7 +44,6 @@
 
 #define TEST_NAME	"xsk_bind"
 #define FRAME_DEFAULT	64	/* xdpsock's default packet size */
-#define WARMUP_S	0.2
 
 #define AT_SKB		ZC_XSK_AT_SKB
 #define AT_NATIVE	ZC_XSK_AT_NATIVE
@@ -483,25 +481,6 @@ static void case_rebind(const struct zc_case *c, void *ctx)
 
 /* Cases: data paths with rates */
 
-/*
- * Until lib's formatter lands (issue 15): the one "# config:" grammar,
- * WHAT key=value ... duration=D repeat=R warmup=W kernel=REL.
- */
-static void zc_config(const struct zc_opts *o, const char *what, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void zc_config(const struct zc_opts *o, const char *what, const char *fmt, ...)
-{
-	char pairs[768];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(pairs, sizeof(pairs), fmt, ap);
-	va_end(ap);
-	ktap_print_msg("config: %s %s duration=%g repeat=%d warmup=%g kernel=%s\n", what, pairs,
-		       o->duration, o->repeat, WARMUP_S, zc_kernel_release());
-}
-
 static void print_config(const struct xsk_ctx *x, const struct zc_xsk_run *r,
 			 const struct zc_case *c, const struct data_case *dc)
 {
@@ -569,9 +548,9 @@ static void case_data(const struct zc_case *c, void *ctx)
 	struct xsk_ctx *x = ctx;
 	const struct zc_opts *o = &x->o;
 	struct zc_meter_cfg mc = {
-		.duration = o->duration, .warmup = WARMUP_S, .repeat = o->repeat,
+		.duration = o->duration, .warmup = o->warmup, .repeat = o->repeat,
 	};
-	double secs = WARMUP_S + o->repeat * o->duration + 2 * ZC_XSK_SETTLE_S, t0;
+	double secs = o->warmup + o->repeat * o->duration + 2 * ZC_XSK_SETTLE_S, t0;
 	struct zc_rate rate;
 	struct zc_xsk_run r;
 	int err;
