@@ -586,25 +586,37 @@ static const struct zc_case kmsg_cases[] = {
 	{ "k.other", case_other, NULL },
 };
 
+static const struct zc_case *cap_cases;
+static size_t cap_n;
+static int cap_rc;
+
+static void run_cap(void)
+{
+	cap_rc = zc_run_cases(cap_cases, cap_n, NULL, NULL);
+}
+
+/* Capture what a case table prints, and its exit code. */
+static char *capture_cases(const struct zc_case *cases, size_t n, int *rc)
+{
+	char *out;
+
+	cap_cases = cases;
+	cap_n = n;
+	out = capture(run_cap);
+	*rc = cap_rc;
+	return out;
+}
+
 static char *run_watched(int *rc)
 {
-	static char *buf;
-	size_t len;
-	FILE *f;
+	char *out;
 
-	free(buf);
-	buf = NULL;
 	if (pipe2(kmsg_pipe, O_NONBLOCK | O_CLOEXEC))
 		return NULL;
 	zc_kmsg_use_fd(kmsg_pipe[0]);
-	f = open_memstream(&buf, &len);
-	ktap_set_output(f);
-	ktap_reset();
-	*rc = zc_run_cases(kmsg_cases, ZC_ARRAY_SIZE(kmsg_cases), NULL, NULL);
-	fclose(f);
-	ktap_set_output(NULL);
+	out = capture_cases(kmsg_cases, ZC_ARRAY_SIZE(kmsg_cases), rc);
 	close(kmsg_pipe[1]);
-	return buf;
+	return out;
 }
 
 static void test_kmsg_runner(void)
@@ -721,23 +733,6 @@ static const struct zc_case row_cases[] = {
 	{ "r.after", body_pass },
 };
 
-static char *run_rows(int *rc, size_t n)
-{
-	static char *buf;
-	size_t len;
-	FILE *f;
-
-	free(buf);
-	buf = NULL;
-	f = open_memstream(&buf, &len);
-	ktap_set_output(f);
-	ktap_reset();
-	*rc = zc_run_cases(row_cases, n, NULL, NULL);
-	fclose(f);
-	ktap_set_output(NULL);
-	return buf;
-}
-
 static void test_case_rows(void)
 {
 	char buf[4096] = "";
@@ -747,7 +742,7 @@ static void test_case_rows(void)
 	char *out;
 
 	unsetenv("ZC_KMSG_FILE");
-	out = run_rows(&rc, 6);
+	out = capture_cases(row_cases, 6, &rc);
 	check(out && strstr(out, "\nok 1 r.xfail_fails # XFAIL known: bug X\n") &&
 	      strstr(out, "# notifications: expected 4, seen 3\n"),
 	      "rows.xfail_row_turns_fail_into_xfail", out);
