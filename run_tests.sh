@@ -29,7 +29,7 @@ usage: $ME [options]
                   this script if kselftest-list.txt is there, else ./build)
   -n N            run the whole suite N times, into DIR/1..DIR/N of -o
                   (zc-compare judges metrics over runs: at least 3 a
-                  side; README "Noise" chose 4 with -r 4 for a bisect)
+                  side; README "Noise" chose 5 with -r 3 for a bisect)
   --baseline DIR  after the run, compare with a previous -o DIR
                   (exit 0 no regression, 1 regression, 125 undecided)
   --check-config  print which options of the config fragment the running
