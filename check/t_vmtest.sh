@@ -229,6 +229,65 @@ if what == "attribution":
 	tap("# # kmsg: not readable (/dev/kmsg: Permission denied)")
 	assert vm.unattributed_reports(con, os.path.dirname(res)) == [warn], "unattributed"
 	assert vm.unattributed_reports("Kernel panic - not syncing: x\n", None), "panic"
+	# a stopped guest's console: its own kmsg lines attribute
+	assert vm.unattributed_reports(con + "# # kmsg: t: " + warn + "\n",
+				       None) == [], "console kmsg line"
+	sys.exit(0)
+
+if what == "envskip":
+	# This machine's faults skip a kernel; they never fail it.
+	cache = os.path.join(tmp, "envcache")
+	a = vm.Apt(cache)
+	a.update = lambda force=False: setattr(a, "failed", "apt-get update failed (exit 100)")
+	try:
+		vm.fetch_debian(cache, a, "6.12")
+		assert False, "no skip without network"
+	except vm.EnvSkip as e:
+		assert "no 6.12 kernel cached" in str(e) and "no network" in str(e), e
+	a.update = lambda force=False: True
+	a.failed = ""
+	a.cache = lambda *args: "linux-image-6.12.9+deb12-amd64 - Linux"
+	a.known = lambda p: True
+	a.depends = lambda p: []
+	tries = []
+	a.download = lambda pkgs, dest: tries.append(pkgs) and False
+	try:
+		vm.fetch_debian(cache, a, "6.12")
+		assert False, "no skip on a failed download"
+	except vm.EnvSkip as e:
+		assert "download linux-image-6.12.9+deb12-amd64 failed twice" in str(e), e
+		assert "MiB free in" in str(e) and len(tries) == 2, (e, tries)
+	# an archive without the series (apt works): a real error, exit 2
+	a.cache = lambda *args: ""
+	try:
+		vm.fetch_debian(cache, a, "6.12")
+		assert False
+	except SystemExit as e:
+		assert e.code == 2
+	# no qemu and no way to install it: every kernel skipped
+	def noqemu(args):
+		raise vm.EnvSkip("missing: qemu-system-x86 (apt-get install them)")
+	vm.need_programs = noqemu
+	args = vm.parse_args(["--debian", "6.1,6.12", "--no-host"])
+	k, sk = vm.find_kernels(args)
+	assert k == [] and [l for l, _ in sk] == ["6.1", "6.12"], sk
+	# a guest at its time limit: still printing -> skip; silent -> hang;
+	# a failed test or a warning nobody attributed -> problem
+	ok = "ok 1 selftests: zc: a\n"
+	assert vm.stopped(ok, 20, 900, "b")[0] == "skip"
+	assert vm.stopped(ok, vm.HANG_S + 1, 900, "b")[1].startswith("hang:")
+	k, t = vm.stopped(ok + "not ok 2 selftests: zc: b # TIMEOUT\n", 5, 900, "b")
+	assert k == "problem" and "not ok 2 selftests: zc: b" in t, t
+	w = "WARNING: CPU: 0 PID: 1 at x.c:1 f+0x1/0x2\n"
+	assert vm.stopped(ok + w, 5, 900, "b")[0] == "problem"
+	assert vm.stopped(ok + w + "# # kmsg: c: " + w, 5, 900, "b")[0] == "skip"
+	# the budget spent before a guest starts: skipped, not booted
+	args = vm.parse_args(["--debian", "6.1", "--budget", "100"])
+	args.deadline = vm.time.time() + 10
+	sk = []
+	kern = type("K", (), {"label": "6.1.0-1-amd64"})()
+	assert vm.boot_or_skip(args, kern, None, tmp, sk) is None
+	assert "not started: 10 s left of the --budget of 100 s" in sk[0][1], sk
 	sys.exit(0)
 PY
 
@@ -260,4 +319,24 @@ check "module load order from depends= (xz, builtin, missing); bzImage release" 
 python3 "$TMP/unit.py" "$VMTEST" "$TMP" attribution >"$OUT" 2>&1
 check "a kernel warning the guest's suite attributed is no guest problem; one it did not, or a panic, is" \
 	test $? = 0
+
+python3 "$TMP/unit.py" "$VMTEST" "$TMP" envskip >"$OUT" 2>&1
+check "no network, failed download, no qemu, spent budget, a guest still running at its limit: skipped, not failed; a hang or failure still fails" \
+	test $? = 0
+
+# No kernel can run here (no qemu, no way to install it): exit 4 and a
+# SKIP line per kernel, nothing built, nothing booted.
+mkdir -p "$TMP/bin"
+ln -sf "$(python3 -c 'import sys; print(sys.executable)')" "$TMP/bin/python3"
+ln -sf "$(command -v ldd)" "$TMP/bin/ldd"
+PATH=$TMP/bin "$TMP/bin/python3" "$VMTEST" --debian 6.1 --debian 6.12 --no-host \
+	--cache "$TMP/c" -o "$TMP/o" >"$OUT" 2>&1
+rc=$?
+"$VMTEST" --report "$TMP/o" >>"$OUT" 2>&1
+rc2=$?
+check "nothing can run here: exit 4, a SKIP line naming the cause per kernel; --report says it again" \
+	eval '[ $rc = 4 ] && [ $rc2 = 4 ] &&
+	      [ "$(grep -c "^  vmtest: SKIP 6\.1: missing: qemu-system-x86" "$OUT")" = 2 ] &&
+	      [ "$(grep -c "^  vmtest: SKIP 6\.12: missing: qemu-system-x86" "$OUT")" = 2 ] &&
+	      has "^vmtest: SKIP: no kernel could run here\$"'
 t_done
