@@ -76,10 +76,9 @@ static void *producer_main(void *arg)
 	return NULL;
 }
 
-/* 0 or -errno. */
-static int producer_start(struct zc_sm_producer *p,
-			  const struct zc_sm_pattern *pat, int fd,
-			  uint64_t limit, double secs)
+int zc_sm_producer_start(struct zc_sm_producer *p,
+			 const struct zc_sm_pattern *pat, int fd,
+			 uint64_t limit, double secs)
 {
 	int ret;
 
@@ -95,7 +94,7 @@ static int producer_start(struct zc_sm_producer *p,
 	return -ret;
 }
 
-static uint64_t producer_sent(struct zc_sm_producer *p)
+uint64_t zc_sm_producer_sent(struct zc_sm_producer *p)
 {
 	return __atomic_load_n(&p->sent, __ATOMIC_RELAXED);
 }
@@ -263,7 +262,7 @@ int zc_sm_transfer(const struct zc_sm_pattern *pat, struct zc_sm_topo *t,
 	long ret;
 
 	zc_sm_rx_init(&r, pat, t, call, true);
-	ret = producer_start(&p, pat, t->c1, total, TRANSFER_S);
+	ret = zc_sm_producer_start(&p, pat, t->c1, total, TRANSFER_S);
 	if (ret)
 		return zc_why_set(why, "producer thread: %s", strerror(-ret));
 	ret = 1;
@@ -278,9 +277,9 @@ int zc_sm_transfer(const struct zc_sm_pattern *pat, struct zc_sm_topo *t,
 		return zc_why_set(why, "only %llu of %llu bytes in %.0f s",
 				  (unsigned long long)r.got,
 				  (unsigned long long)total, TRANSFER_S);
-	if (p.err || producer_sent(&p) != total)
+	if (p.err || zc_sm_producer_sent(&p) != total)
 		return zc_why_set(why, "producer sent %llu of %llu bytes: %s",
-				  (unsigned long long)producer_sent(&p),
+				  (unsigned long long)zc_sm_producer_sent(&p),
 				  (unsigned long long)total, strerror(-p.err));
 	return zc_sm_nothing_more(t, why);
 }
@@ -340,7 +339,7 @@ int zc_sm_stream_open(struct zc_sm_stream *st, const struct zc_sm_pattern *pat,
 	if (zc_sm_topo_setup(&st->t, mode, rcvbuf, why))
 		return -1;
 	zc_sm_rx_init(&st->r, pat, &st->t, call, verify);
-	ret = producer_start(&st->p, pat, st->t.c1, 1ULL << 40, secs);
+	ret = zc_sm_producer_start(&st->p, pat, st->t.c1, 1ULL << 40, secs);
 	if (ret) {
 		zc_why_set(why, "producer thread: %s", strerror(-ret));
 		zc_sm_topo_close(&st->t);

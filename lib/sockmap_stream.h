@@ -48,6 +48,14 @@ struct zc_sm_producer {
 	int stop, err;
 };
 
+/*
+ * Writes pat->chunk bytes at a time from a thread pinned to pat->cpu_tx,
+ * limit bytes in all, for at most secs; 0 or -errno.
+ */
+int zc_sm_producer_start(struct zc_sm_producer *p,
+			 const struct zc_sm_pattern *pat, int fd,
+			 uint64_t limit, double secs);
+uint64_t zc_sm_producer_sent(struct zc_sm_producer *p);
 /* Bounded: the thread looks at stop at least every 50 ms. */
 void zc_sm_producer_stop(struct zc_sm_producer *p);
 
