@@ -289,6 +289,42 @@ if what == "envskip":
 	assert vm.boot_or_skip(args, kern, None, tmp, sk) is None
 	assert "not started: 10 s left of the --budget of 100 s" in sk[0][1], sk
 	sys.exit(0)
+
+if what == "early_panic":
+	# A boot that oopsed before the suite started is booted once more;
+	# a second such panic fails; a panic after the suite started never
+	# retries. Consoles as the 7.3.4 TCG boot panic left them.
+	oops = "[    7.390532] Oops: int3: 0000 [#1] SMP NOPTI\n"
+	pan = "[    7.448751] Kernel panic - not syncing: Fatal exception in interrupt\n"
+	start = "zc-vm: run_tests.sh -p\n"
+	assert vm.early_panic(oops + pan) == "Oops: int3: 0000 [#1] SMP NOPTI"
+	assert vm.early_panic(start + "ok 1 selftests: zc: a\n" + pan) is None
+	assert vm.early_panic(start + "ok 1 selftests: zc: a\n") is None
+	def fake(consoles):
+		boots = []
+		def boot(args, k, suite, wd):
+			con = consoles[len(boots)]
+			boots.append(con)
+			probs = ["kernel: " + l for l in
+				 vm.unattributed_reports(con, None)[:1]]
+			return {"label": k.label, "problems": probs,
+				"early_panic": vm.early_panic(con)}
+		vm.boot = boot
+		return boots
+	args = vm.parse_args(["--debian", "newest"])
+	kern = type("K", (), {"label": "7.3.4+deb13-amd64"})()
+	fine = start + "ok 1 selftests: zc: a\n"
+	boots = fake([oops + pan, fine])
+	col = vm.boot_or_skip(args, kern, None, tmp, [])
+	assert len(boots) == 2 and col["problems"] == [], col
+	assert "Oops: int3" in col["first_boot"], col
+	boots = fake([oops + pan, oops + pan, fine])
+	col = vm.boot_or_skip(args, kern, None, tmp, [])
+	assert len(boots) == 2 and col["problems"][0].startswith("kernel: Oops"), col
+	boots = fake([start + pan, fine])
+	col = vm.boot_or_skip(args, kern, None, tmp, [])
+	assert len(boots) == 1 and col["problems"][0].startswith("kernel: Kernel panic"), col
+	sys.exit(0)
 PY
 
 if command -v busybox >/dev/null; then
@@ -323,6 +359,11 @@ check "a kernel warning the guest's suite attributed is no guest problem; one it
 python3 "$TMP/unit.py" "$VMTEST" "$TMP" envskip >"$OUT" 2>&1
 check "no network, failed download, no qemu, spent budget, a guest still running at its limit: skipped, not failed; a hang or failure still fails" \
 	test $? = 0
+
+python3 "$TMP/unit.py" "$VMTEST" "$TMP" early_panic >"$OUT" 2>&1
+check "a panic before the suite started boots once more and says so; a second one fails; one after the suite started never retries" \
+	eval '[ $? = 0 ] &&
+	      [ "$(grep -c "^vmtest: 7\.3\.4+deb13-amd64: panicked before the suite started (Oops: int3: 0000 \[#1\] SMP NOPTI); booting once more\$" "$OUT")" = 2 ]'
 
 # No kernel can run here (no qemu, no way to install it): exit 4 and a
 # SKIP line per kernel, nothing built, nothing booted.
