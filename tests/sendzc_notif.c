@@ -18,16 +18,12 @@
  * the cases that must be copied and the data checks.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
-#include <liburing.h>
 
 #include "compat.h"
 #include "env.h"
@@ -36,8 +32,11 @@
 #include "runner.h"
 #include "sink.h"
 #include "sock.h"
+#include "sockerr.h"
 #include "uring.h"
 #include "util.h"
+#include "zcledger.h"
+#include "zcsession.h"
 #include "zcsend.h"
 
 #define TEST_NAME	"sendzc_notif"
@@ -57,7 +56,6 @@
 #define GRACE		0.05	/* late CQEs nobody expects are looked for this long */
 /* The rates' send buffer: what liburing's send-zerocopy example asks for. */
 #define RATE_SNDBUF	(1 << 21)
-#define POISON		0xa5
 
 enum proto { P_UDP4, P_UDP6, P_TCP4, P_UNIX };
 enum kind {
@@ -274,40 +272,6 @@ static const struct zc_case cases[] = {
 	  .fn = case_rate, .arg = REQ(K_RATE, P_UDP4, SZF, 8) },
 };
 
-/* ---- the books of one request stream ---- */
-
-struct run {
-	enum proto proto;
-	struct zc_sender *s;
-	struct zc_rx *rx;	/* NULL: tc sink or no peer */
-	size_t size;
-	bool poison;		/* rewrite each buffer as soon as it comes back */
-	/* books, indexed by request number */
-	uint64_t n;
-	unsigned char *cqes, *notifs, *more;
-	int *res;
-	uint64_t notif_first, unknown, reordered, last_notif;
-	bool any_notif;
-	uint64_t usage_zc, usage_copied, usage_other;
-};
-
-/*
- * One request stream: n sends at the case's depth to the tc sink or to a
- * real receiver, every completion booked, then the contract checked.
- */
-struct session {
-	struct run r;
-	struct zc_rx rx;
-	int fd;
-	bool sink;
-	bool unlinked;		/* TCP requests may run concurrently */
-	bool lo;		/* receiver on a's loopback */
-	long done;
-	int flush;
-	uint64_t sunk;		/* datagrams the tc sink counted */
-	bool ok;		/* contract held */
-	struct zc_why contract;
-};
 
 static bool is_udp(enum proto p)
 {
@@ -316,15 +280,7 @@ static bool is_udp(enum proto p)
 
 static size_t case_size(const struct ctx *c, enum proto p);
 static int session_setup(struct ctx *c, const struct req *a,
-			 struct session *ss, uint64_t n, bool usage, bool verify);
-static void session_run(struct ctx *c, struct session *ss);
-static bool session_traffic(const struct session *ss, struct zc_why *why);
-static void session_end(struct session *ss);
-static bool contract_ok(const struct run *r, uint64_t upto, int want_res,
-			struct zc_why *why);
-static int run_init(struct run *r, enum proto p, size_t size, uint64_t n);
-static void run_free(struct run *r);
-static void on_event(void *arg, const struct zc_event *ev);
+			 struct zc_session *ss, struct zc_session_cfg *sc);
 
 /* ---- cases ---- */
 
@@ -372,42 +328,46 @@ static void case_requests(const struct zc_case *zc, void *arg)
 	bool life = a->kind == K_LIFETIME, udp = is_udp(a->proto);
 	uint64_t n = life ? LIFETIME_SENDS : a->depth * 4 > 128 ? a->depth * 4 : 128;
 	/* Without BPF, a receiver in b stands in for the tc sink. */
-	struct session ss = { .sink = !life && udp && c->k.skel, .unlinked = !life };
-	bool verify = life || (c->o.verify && udp);
+	struct zc_session_cfg sc = {
+		.n = n, .usage = c->have_usage, .unlinked = !life,
+		.sink = !life && udp && c->k.skel,
+		.verify = life || (c->o.verify && udp),
+	};
+	struct zc_session ss;
 	struct zc_why why;
 	int ret;
 
 	if (!life && udp && !c->k.skel)
 		ktap_print_msg("%s: runs with a receiver socket in b instead of the tc drop sink (%s)",
 			       zc->name, c->feat.bpf.msg);
-	ret = session_setup(c, a, &ss, n, c->have_usage, verify);
+	ret = session_setup(c, a, &ss, &sc);
 	if (ret) {
 		ktap_fail(zc->name, "setup: %s", strerror(-ret));
 		goto out;
 	}
 	/* Requests wait for the receiver's window: it must hold the depth. */
-	if (!ss.sink && udp && ss.rx.window < a->depth) {
+	if (!sc.sink && udp && ss.rx.window < a->depth) {
 		ktap_skip(zc->name, "the receiver standing in for the tc sink holds %u datagrams, depth %u needs more (SO_RCVBUFFORCE refused; %s)",
 			  ss.rx.window, a->depth, c->feat.bpf.msg);
 		goto out;
 	}
-	ss.r.poison = life;
-	session_run(c, &ss);
+	ss.l.poison = life;
+	zc_session_run(&ss);
 	ktap_print_msg("%s: depth=%u %s, notifications out of submission order: %llu",
 		       zc->name, a->depth, ss.contract.msg,
-		       (unsigned long long)ss.r.reordered);
-	if (!ss.sink)
+		       (unsigned long long)ss.l.reordered);
+	if (!sc.sink)
 		ktap_print_msg("%s: receiver got %llu bytes%s", zc->name,
 			       (unsigned long long)ss.rx.bytes,
-			       verify ? ", each checked against the pattern" : "");
+			       sc.verify ? ", each checked against the pattern" : "");
 	if (c->have_usage)
-		ktap_zcmode(zc->name, ss.r.usage_zc, ss.r.usage_copied);
-	if (!session_traffic(&ss, &why))
+		ktap_zcmode(zc->name, ss.l.usage_zc, ss.l.usage_copied);
+	if (!zc_session_traffic(&ss, &why))
 		ktap_fail(zc->name, "%s", why.msg);
 	else
 		ktap_result(zc->name, ss.ok, "contract broken");
 out:
-	session_end(&ss);
+	zc_session_end(&ss);
 }
 
 /* Checks every notification's res, with REPORT_USAGE or without. */
@@ -420,38 +380,41 @@ static void case_usage(const struct zc_case *zc, void *arg)
 	 * Over veth, delivery to a socket in b is local and copies; past a
 	 * ZC_PAIR of real devices it is not, so the copied case uses lo.
 	 */
-	struct session ss = { .sink = a->kind == K_USAGE_ZC,
-			      .lo = copied && c->k.t.real_pair };
 	uint64_t n = USAGE_SENDS, want_zc = copied ? 0 : n, want_cp = copied ? n : 0;
+	struct zc_session_cfg sc = {
+		.n = n, .usage = usage, .verify = c->o.verify,
+		.sink = a->kind == K_USAGE_ZC, .lo = copied && c->k.t.real_pair,
+	};
+	struct zc_session ss;
 	struct zc_why why;
 	int ret;
 
-	ret = session_setup(c, a, &ss, n, usage, c->o.verify);
+	ret = session_setup(c, a, &ss, &sc);
 	if (ret) {
 		ktap_fail(zc->name, "setup: %s", strerror(-ret));
 		goto out;
 	}
-	session_run(c, &ss);
+	zc_session_run(&ss);
 	ktap_print_msg("%s: %s", zc->name, ss.contract.msg);
 	ktap_print_msg("%s: notification res: 0 x%llu, ZC_COPIED x%llu, other x%llu",
-		       zc->name, (unsigned long long)ss.r.usage_zc,
-		       (unsigned long long)ss.r.usage_copied,
-		       (unsigned long long)ss.r.usage_other);
+		       zc->name, (unsigned long long)ss.l.usage_zc,
+		       (unsigned long long)ss.l.usage_copied,
+		       (unsigned long long)ss.l.usage_other);
 	if (usage)
-		ktap_zcmode(zc->name, ss.r.usage_zc, ss.r.usage_copied);
-	if (!session_traffic(&ss, &why))
+		ktap_zcmode(zc->name, ss.l.usage_zc, ss.l.usage_copied);
+	if (!zc_session_traffic(&ss, &why))
 		ktap_fail(zc->name, "%s", why.msg);
 	else if (!ss.ok)
 		ktap_fail(zc->name, "contract broken");
-	else if (ss.r.usage_copied > want_cp && zc_env_copy_cause(&c->k.t, &why))
+	else if (ss.l.usage_copied > want_cp && zc_env_copy_cause(&c->k.t, &why))
 		ktap_skip(zc->name, "%s", why.msg);
 	else
-		ktap_result(zc->name, ss.r.usage_zc == want_zc &&
-			    ss.r.usage_copied == want_cp && !ss.r.usage_other,
+		ktap_result(zc->name, ss.l.usage_zc == want_zc &&
+			    ss.l.usage_copied == want_cp && !ss.l.usage_other,
 			    "want res 0 x%llu and ZC_COPIED x%llu",
 			    (unsigned long long)want_zc, (unsigned long long)want_cp);
 out:
-	session_end(&ss);
+	zc_session_end(&ss);
 }
 
 /* ---- errors: the failing send's -errno, and the contract still holds ---- */
@@ -466,21 +429,19 @@ struct err_setup {
 
 static int err_prepare(struct ctx *c, const struct req *a, struct err_setup *e);
 static int err_want(const struct req *a);
-static long err_sends(struct run *r, int *failed_at);
-static bool all_sent(const struct run *r, int upto);
 
 static int err_open(struct ctx *c, const struct req *a, struct err_setup *e,
-		    struct run *r)
+		    struct zc_ledger *r)
 {
 	struct zc_sender_cfg cfg = {
 		.mode = a->mode, .depth = 1, .report_usage = c->have_usage,
-		.on_event = on_event, .ctx = r,
+		.on_event = zc_ledger_event, .ctx = r,
 		.force_index = a->kind == K_ERR_BADINDEX, .buf_index = 1000,
 	};
 	int ret = err_prepare(c, a, e);
 
 	if (!ret)
-		ret = run_init(r, a->proto, e->size, ERR_TRIES);
+		ret = zc_ledger_init(r, e->size, ERR_TRIES);
 	if (ret)
 		return ret;
 	cfg.fd = e->fd;
@@ -490,7 +451,7 @@ static int err_open(struct ctx *c, const struct req *a, struct err_setup *e,
 }
 
 static void err_report(const struct zc_case *zc, const struct err_setup *e,
-		       const struct run *r, long sent, int failed_at, int flush)
+		       const struct zc_ledger *r, long sent, int failed_at, int flush)
 {
 	int want = err_want(zc->arg);
 	struct zc_why why = { "" };
@@ -498,7 +459,7 @@ static void err_report(const struct zc_case *zc, const struct err_setup *e,
 
 	if (sent > 0) {
 		/* Successful sends before the failing one must have sent all. */
-		ok = contract_ok(r, sent, INT_MIN, &why);
+		ok = zc_ledger_ok(r, sent, INT_MIN, &why);
 		ktap_print_msg("%s: %s: %s", zc->name, e->what, why.msg);
 		ktap_print_msg("%s: request %d failed with %d (%s), F_MORE %s",
 			       zc->name, failed_at,
@@ -515,7 +476,7 @@ static void err_report(const struct zc_case *zc, const struct err_setup *e,
 			  strerror(-want));
 	else
 		ktap_result(zc->name, ok && r->res[failed_at] == want &&
-			    all_sent(r, failed_at),
+			    zc_ledger_all_sent(r, failed_at),
 			    "want %d (%s) after whole sends, contract %s", want,
 			    strerror(-want), ok ? "held" : "broken");
 }
@@ -525,14 +486,15 @@ static void case_error(const struct zc_case *zc, void *arg)
 	struct err_setup e = { .fd = -1 };
 	struct ctx *c = arg;
 	int failed_at = -1, ret;
-	struct run r = {};
+	struct zc_ledger r = {};
 	long sent;
 
 	ret = err_open(c, zc->arg, &e, &r);
 	if (ret) {
 		ktap_fail(zc->name, "setup: %s", strerror(-ret));
 	} else {
-		sent = err_sends(&r, &failed_at);
+		sent = zc_ledger_send_until_fail(&r, &failed_at, OP_TIMEOUT,
+						 FLUSH_TIMEOUT);
 		ret = zc_sender_flush(r.s, FLUSH_TIMEOUT, GRACE);
 		err_report(zc, &e, &r, sent, failed_at, ret);
 	}
@@ -540,11 +502,10 @@ static void case_error(const struct zc_case *zc, void *arg)
 		ktap_print_msg("could not restore MTU %d", e.restore_mtu);
 	if (e.fd >= 0)
 		close(e.fd);
-	run_free(&r);
+	zc_ledger_free(&r);
 }
 
 /* ---- rates ---- */
-
 
 static void rate_config(const struct zc_case *zc, const struct ctx *c,
 			const struct zc_sender_cfg *cfg,
@@ -667,7 +628,7 @@ out:
 	zc_sink_tx_close(&arm[1].tx);
 }
 
-/* ---- the books: one CQE each, F_MORE <=> one notification ---- */
+/* ---- a session: the case's request stream over lib/zcsession ---- */
 
 /* --size, capped so a datagram fits the MTU: fragments would be copied. */
 static size_t case_size(const struct ctx *c, enum proto p)
@@ -679,311 +640,41 @@ static size_t case_size(const struct ctx *c, enum proto p)
 	return c->o.size;
 }
 
-/*
- * Datagrams carry their request number first, so the receiver can check
- * each on its own; a stream is one pattern by offset.
- */
-static int fill_payload(void *arg, void *buf, size_t len, uint64_t seq)
-{
-	struct run *r = arg;
-	double end;
-
-	if (r->rx && is_udp(r->proto)) {
-		/* Stay within the receiver's buffer: no datagram may drop. */
-		end = zc_now() + OP_TIMEOUT;
-		while (seq >= atomic_load(&r->rx->dgrams) + r->rx->window) {
-			if (zc_now() >= end || r->rx->err)
-				return -1;
-			usleep(50);
-		}
-	}
-	zc_payload_fill(buf, len, seq, SEED, r->proto == P_TCP4);
-	return 0;
-}
-
-static void book_notif(struct run *r, const struct zc_event *ev)
-{
-	if (!r->cqes[ev->seq])
-		r->notif_first++;
-	r->notifs[ev->seq]++;
-	if (r->any_notif && ev->seq < r->last_notif)
-		r->reordered++;
-	r->any_notif = true;
-	r->last_notif = ev->seq;
-	if ((unsigned int)ev->res == IORING_NOTIF_USAGE_ZC_COPIED)
-		r->usage_copied++;
-	else if (ev->res == 0)
-		r->usage_zc++;
-	else
-		r->usage_other++;
-}
-
-static void on_event(void *arg, const struct zc_event *ev)
-{
-	struct run *r = arg;
-	bool back = ev->notif || !(ev->flags & IORING_CQE_F_MORE);
-
-	if (ev->seq >= r->n) {
-		r->unknown++;
-		return;
-	}
-	if (ev->notif) {
-		book_notif(r, ev);
-	} else {
-		r->cqes[ev->seq]++;
-		r->res[ev->seq] = ev->res;
-		r->more[ev->seq] = !!(ev->flags & IORING_CQE_F_MORE);
-	}
-	/* The buffer is ours again: a late kernel read would see poison. */
-	if (back && r->poison)
-		memset(zc_sender_buf(r->s, ev->slot), POISON, r->size);
-}
-
-static int run_init(struct run *r, enum proto p, size_t size, uint64_t n)
-{
-	memset(r, 0, sizeof(*r));
-	r->proto = p;
-	r->size = size;
-	r->n = n;
-	r->cqes = calloc(n, 1);
-	r->notifs = calloc(n, 1);
-	r->more = calloc(n, 1);
-	r->res = calloc(n, sizeof(*r->res));
-	return r->cqes && r->notifs && r->more && r->res ? 0 : -ENOMEM;
-}
-
-static void run_free(struct run *r)
-{
-	zc_sender_close(r->s);
-	r->s = NULL;
-	free(r->cqes);
-	free(r->notifs);
-	free(r->more);
-	free(r->res);
-}
-
-struct verdict {
-	uint64_t no_cqe, extra_cqe, no_notif, extra_notif, stray_notif;
-	uint64_t bad_res, with_more;
-};
-
-static void run_check(const struct run *r, uint64_t upto, int want_res,
-		      struct verdict *v)
-{
-	uint64_t i;
-
-	memset(v, 0, sizeof(*v));
-	for (i = 0; i < upto; i++) {
-		v->no_cqe += r->cqes[i] == 0;
-		v->extra_cqe += r->cqes[i] > 1;
-		v->with_more += r->more[i];
-		if (r->more[i]) {
-			v->no_notif += r->notifs[i] == 0;
-			v->extra_notif += r->notifs[i] > 1;
-		} else {
-			v->stray_notif += r->notifs[i] != 0;
-		}
-		/* INT_MIN: the caller judges each res itself */
-		v->bad_res += want_res != INT_MIN && r->cqes[i] &&
-			      r->res[i] != want_res;
-	}
-}
-
-/* True when the books and the sender agree the contract held; why tells. */
-static bool contract_ok(const struct run *r, uint64_t upto, int want_res,
-			struct zc_why *why)
-{
-	const struct zc_send_stats *st = zc_sender_stats(r->s);
-	struct verdict v;
-	char res[48];
-
-	run_check(r, upto, want_res, &v);
-	if (want_res == INT_MIN)
-		snprintf(res, sizeof(res), "res checked per request");
-	else
-		snprintf(res, sizeof(res), "res!=%d:%llu", want_res,
-			 (unsigned long long)v.bad_res);
-	zc_why_set(why, "requests=%llu missing_cqe=%llu extra_cqe=%llu %s f_more=%llu missing_notif=%llu extra_notif=%llu notif_without_more=%llu notif_before_cqe=%llu unknown=%llu violations=%llu%s%s",
-		   (unsigned long long)upto, (unsigned long long)v.no_cqe,
-		   (unsigned long long)v.extra_cqe, res,
-		   (unsigned long long)v.with_more,
-		   (unsigned long long)v.no_notif, (unsigned long long)v.extra_notif,
-		   (unsigned long long)v.stray_notif,
-		   (unsigned long long)r->notif_first,
-		   (unsigned long long)r->unknown,
-		   (unsigned long long)st->violations,
-		   st->violations ? ": " : "", st->violation);
-	return !v.no_cqe && !v.extra_cqe && !v.bad_res && !v.no_notif &&
-	       !v.extra_notif && !v.stray_notif && !r->notif_first &&
-	       !r->unknown && !st->violations;
-}
-
-/* ---- a session: sender, sink or receiver, books ---- */
-
 static int family_of(enum proto p)
 {
 	return p == P_UDP6 ? AF_INET6 : AF_INET;
 }
 
-/*
- * Where a socket connects or binds: b's address, or with lo the loopback
- * of a (the one local delivery a ZC_PAIR of real devices still has).
- */
-static const void *peer_addr(const struct ctx *c, enum proto p, bool lo)
+static int type_of(enum proto p)
 {
-	static struct in_addr lo4;
-
-	lo4.s_addr = htonl(INADDR_LOOPBACK);
-	if (lo)
-		return p == P_UDP6 ? (const void *)&in6addr_loopback :
-				     (const void *)&lo4;
-	return zc_side_addr(&c->k.t.b, family_of(p));
+	return is_udp(p) ? SOCK_DGRAM : SOCK_STREAM;
 }
 
 /* Socket in a, connected to b:port (or lo:port). Returns fd or -errno. */
 static int sender_socket(const struct ctx *c, enum proto p, int port, bool lo)
 {
-	return zc_socket_to(c->k.t.a.nsfd, family_of(p),
-			    is_udp(p) ? SOCK_DGRAM : SOCK_STREAM,
-			    peer_addr(c, p, lo), port);
+	return zc_session_socket(&c->k, family_of(p), type_of(p), port, lo);
 }
 
-static int rx_start(const struct ctx *c, struct zc_rx *rx, enum proto p,
-		    size_t size, uint64_t nseq, bool verify, bool lo)
-{
-	memset(rx, 0, sizeof(*rx));
-	rx->fd = -1;
-	rx->family = family_of(p);
-	rx->type = is_udp(p) ? SOCK_DGRAM : SOCK_STREAM;
-	rx->size = size;
-	rx->nseq = nseq;
-	rx->verify = verify;
-	rx->seed = SEED;
-	rx->cpu = c->o.cpu_rx;
-	rx->timeout = OP_TIMEOUT;
-	return zc_rx_start(rx, lo ? c->k.t.a.nsfd : c->k.t.b.nsfd,
-			   peer_addr(c, p, lo), RX_PORT);
-}
-
+/* sc carries where to (sink, lo) and how (unlinked); the rest is the row's. */
 static int session_setup(struct ctx *c, const struct req *a,
-			 struct session *ss, uint64_t n, bool usage, bool verify)
+			 struct zc_session *ss, struct zc_session_cfg *sc)
 {
-	size_t size = case_size(c, a->proto);
-	struct zc_sender_cfg cfg = {
-		.mode = a->mode, .size = size, .depth = a->depth ?: 8,
-		.report_usage = usage, .unlinked = ss->unlinked,
-		.fill = fill_payload, .on_event = on_event, .ctx = &ss->r,
-	};
-	int ret;
-
-	ss->fd = -1;
-	ss->rx.fd = -1;
-	ret = run_init(&ss->r, a->proto, size, n);
-	if (!ret && !ss->sink) {
-		ret = rx_start(c, &ss->rx, a->proto, size, n, verify, ss->lo);
-		ss->r.rx = &ss->rx;
-	}
-	if (!ret) {
-		ss->fd = sender_socket(c, a->proto, ss->sink ? SINK_PORT : RX_PORT,
-				       ss->lo);
-		ret = ss->fd < 0 ? ss->fd : 0;
-	}
-	if (ret)
-		return ret;
-	cfg.fd = ss->fd;
-	ss->r.s = zc_sender_open(&cfg, &ret);
-	return ss->r.s ? 0 : ret;
-}
-
-static void session_run(struct ctx *c, struct session *ss)
-{
-	uint64_t pk0 = zc_sink_pkts(&c->k);
-
-	ss->done = zc_sender_send(ss->r.s, ss->r.n, OP_TIMEOUT);
-	ss->flush = zc_sender_flush(ss->r.s, FLUSH_TIMEOUT, GRACE);
-	ss->sunk = ss->sink ? zc_sink_settle(&c->k, pk0, ss->r.n) : 0;
-	if (!ss->sink) {
-		if (!is_udp(ss->r.proto))
-			shutdown(ss->fd, SHUT_WR);
-		zc_rx_join(&ss->rx, OP_TIMEOUT);
-	}
-	ss->ok = contract_ok(&ss->r, ss->r.n, (int)ss->r.size, &ss->contract);
-}
-
-/* Sent all, flushed, and the peer got it all: else the reason in why. */
-static bool session_traffic(const struct session *ss, struct zc_why *why)
-{
-	const struct zc_rx *rx = &ss->rx;
-	uint64_t n = ss->r.n, want = n * ss->r.size;
-
-	if (ss->done != (long)n || ss->flush)
-		zc_why_set(why, "sent %ld of %llu requests, flush: %s", ss->done,
-			   (unsigned long long)n,
-			   ss->flush ? strerror(-ss->flush) : "ok");
-	else if (ss->sink && ss->sunk != n)
-		zc_why_set(why, "tc sink counted %llu datagrams, want %llu",
-			   (unsigned long long)ss->sunk, (unsigned long long)n);
-	else if (!ss->sink && (rx->bytes != want || rx->bad || rx->dups ||
-			       rx->err))
-		zc_why_set(why, "receiver got %llu of %llu bytes, first bad byte at %lld (%llu bad reads), missing %llu, dups %llu, %s",
-			   (unsigned long long)rx->bytes, (unsigned long long)want,
-			   rx->first_bad, (unsigned long long)rx->bad,
-			   (unsigned long long)rx->missing,
-			   (unsigned long long)rx->dups,
-			   rx->err ? strerror(-rx->err) : "no receiver error");
-	else
-		return true;
-	return false;
-}
-
-static void session_end(struct session *ss)
-{
-	if (ss->rx.running || ss->rx.fd >= 0)
-		zc_rx_join(&ss->rx, 0);
-	if (ss->fd >= 0)
-		close(ss->fd);
-	run_free(&ss->r);
+	sc->family = family_of(a->proto);
+	sc->type = type_of(a->proto);
+	sc->mode = a->mode;
+	sc->depth = a->depth;
+	sc->size = case_size(c, a->proto);
+	sc->rx_port = RX_PORT;
+	sc->cpu_rx = c->o.cpu_rx;
+	sc->seed = SEED;
+	sc->timeout = OP_TIMEOUT;
+	sc->flush_timeout = FLUSH_TIMEOUT;
+	sc->grace = GRACE;
+	return zc_session_open(ss, &c->k, sc);
 }
 
 /* ---- errors: how each is provoked ---- */
-
-static int udp_dontfrag(int fd, enum proto p)
-{
-	int v = IP_PMTUDISC_DO, one = 1;
-
-	if (p == P_UDP6)
-		return setsockopt(fd, IPPROTO_IPV6, IPV6_DONTFRAG, &one,
-				  sizeof(one)) ? -errno : 0;
-	return setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &v, sizeof(v)) ?
-		-errno : 0;
-}
-
-/* TCP whose connect was refused: the RST leaves ECONNREFUSED in sk_err. */
-static int tcp_refused_socket(const struct ctx *c)
-{
-	int fd, ret;
-
-	fd = zc_socket_in(c->k.t.a.nsfd, AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return fd;
-	ret = zc_connect_to(fd, AF_INET, &c->k.t.b.addr4, CLOSED_PORT);
-	if (ret != -EINPROGRESS) {
-		ret = -EPROTO;	/* nobody listens there: it cannot connect */
-		goto fail;
-	}
-	ret = zc_poll_one(fd, POLLOUT, OP_TIMEOUT);
-	if (ret <= 0) {
-		ret = ret ? ret : -ETIMEDOUT;
-		goto fail;
-	}
-	/* Blocking again, so io_uring does not answer -EAGAIN instead. */
-	ret = fcntl(fd, F_SETFL, 0) ? -errno : 0;
-	if (!ret)
-		return fd;
-fail:
-	close(fd);
-	return ret;
-}
 
 /* No datagram exceeds 65535: lower the MTU to exceed it. */
 static int err_msgsize(struct ctx *c, const struct req *a, struct err_setup *e)
@@ -993,7 +684,7 @@ static int err_msgsize(struct ctx *c, const struct req *a, struct err_setup *e)
 	e->fd = sender_socket(c, a->proto, SINK_PORT, false);
 	if (e->fd < 0)
 		return e->fd;
-	ret = udp_dontfrag(e->fd, a->proto);
+	ret = zc_sockerr_dontfrag(e->fd, family_of(a->proto));
 	if (!ret && c->k.t.mtu > MTU_SMALL) {
 		e->restore_mtu = c->k.t.mtu;
 		ret = zc_topo_set_mtu(&c->k.t, MTU_SMALL);
@@ -1009,24 +700,21 @@ static int err_msgsize(struct ctx *c, const struct req *a, struct err_setup *e)
 
 static int err_prepare(struct ctx *c, const struct req *a, struct err_setup *e)
 {
-	int sv[2];
-
 	e->size = case_size(c, a->proto);
 	switch (a->kind) {
 	case K_ERR_REFUSED:
 		e->what = "send to a port nobody listens on";
-		e->fd = a->proto == P_TCP4 ? tcp_refused_socket(c) :
-			sender_socket(c, a->proto, CLOSED_PORT, false);
+		e->fd = a->proto != P_TCP4 ?
+			sender_socket(c, a->proto, CLOSED_PORT, false) :
+			zc_sockerr_refused(c->k.t.a.nsfd, &c->k.t.b.addr4,
+					   CLOSED_PORT, OP_TIMEOUT);
 		return e->fd < 0 ? e->fd : 0;
 	case K_ERR_MSGSIZE:
 		return err_msgsize(c, a, e);
 	case K_ERR_NOTSUPP:
 		e->what = "AF_UNIX datagram socket";
-		if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv))
-			return -errno;
-		close(sv[1]);
-		e->fd = sv[0];
-		return 0;
+		e->fd = zc_sockerr_unix();
+		return e->fd < 0 ? e->fd : 0;
 	case K_ERR_BADINDEX:
 		e->what = "buf_index past the registered buffers";
 		e->fd = sender_socket(c, a->proto, SINK_PORT, false);
@@ -1050,43 +738,6 @@ static int err_want(const struct req *a)
 	}
 }
 
-/*
- * Send one request at a time until one fails (a refused UDP send fails
- * only once the ICMP error of an earlier one is back). Returns how many
- * requests went out, or -errno.
- */
-static long err_sends(struct run *r, int *failed_at)
-{
-	uint64_t i;
-	long done;
-
-	*failed_at = -1;
-	for (i = 0; i < r->n; i++) {
-		done = zc_sender_send(r->s, 1, OP_TIMEOUT);
-		if (done != 1)
-			return done < 0 ? done : -EIO;
-		if (zc_sender_flush(r->s, FLUSH_TIMEOUT, 0))
-			return -ETIMEDOUT;
-		if (r->res[i] < 0) {
-			*failed_at = i;
-			return i + 1;
-		}
-		usleep(2000);
-	}
-	return i;
-}
-
-/* The sends before the failing one went out whole. */
-static bool all_sent(const struct run *r, int upto)
-{
-	int i;
-
-	for (i = 0; i < upto; i++)
-		if (r->res[i] != (int)r->size)
-			return false;
-	return true;
-}
-
 /* ---- probes, setup, options ---- */
 
 /*
@@ -1102,26 +753,6 @@ static int probe(void *arg, struct zc_why *why)
 	return zc_sink_probe(caps, ZC_ARRAY_SIZE(caps), &c->feat, why);
 }
 
-/* A SEND_ZC with REPORT_USAGE to the sink: -EINVAL before 6.2. */
-static void probe_usage(struct ctx *c)
-{
-	struct zc_sender_cfg cfg = { .mode = ZC_MODE_SEND_ZC, .size = 64,
-				     .depth = 1, .report_usage = true };
-	struct zc_sink_tx tx;
-	int ret;
-
-	ret = zc_sink_tx_open(&c->k, &tx, &cfg, 0);
-	if (!ret)
-		ret = zc_sender_verdict(tx.s, OP_TIMEOUT);
-	zc_sink_tx_close(&tx);
-	c->have_usage = ret == ZC_VERDICT_ZEROCOPY || ret == ZC_VERDICT_COPIED;
-	if (ret == -EINVAL)
-		zc_why_set(&c->usage_why, "kernel lacks IORING_SEND_ZC_REPORT_USAGE (6.2+)");
-	else if (!c->have_usage)
-		zc_why_set(&c->usage_why, "IORING_SEND_ZC_REPORT_USAGE probe: %s",
-			   strerror(-ret));
-}
-
 static int setup(void *arg, struct zc_why *why)
 {
 	struct ctx *c = arg;
@@ -1134,7 +765,8 @@ static int setup(void *arg, struct zc_why *why)
 		ktap_print_msg("no BPF, no tc sink: UDP cases use a receiver in b, zero-copy ones skip (%s)",
 			       c->feat.bpf.msg);
 	if (!c->feat.uring.msg[0])
-		probe_usage(c);
+		c->have_usage = zc_session_usage(&c->k, OP_TIMEOUT,
+						 &c->usage_why);
 	if (c->feat.uring.msg[0])
 		ktap_print_msg("io_uring cases skip: %s", c->feat.uring.msg);
 	else if (!c->have_usage)
