@@ -41,6 +41,7 @@
 #include <bpf/libbpf.h>
 
 #include "compat.h"
+#include "copyjudge.h"
 #include "env.h"
 #include "meter.h"
 #include "netdev_nl.h"
@@ -91,17 +92,10 @@ enum setup {
 	SETUP_XDP,		/* XDP_DROP on b instead of tc */
 };
 
-/* What the witness must see on a copied send. */
-enum wit_expect {
-	WIT_COPY_UBUFS,		/* the fallback copy: skb_copy_ubufs */
-	WIT_NOTHING,		/* copied before zero-copy was tried */
-	WIT_PP_COW,		/* veth XDP: skb_pp_cow_data on every send */
-};
-
 /* What a case expects on one topology. */
 struct expect {
 	int verdict;			/* ZC_VERDICT_* for every send */
-	enum wit_expect wit;
+	enum zc_wit_expect wit;
 	const char *what;		/* one line: why this verdict */
 	/*
 	 * A tap in a namespace this path does not belong to, and where it
@@ -155,7 +149,7 @@ static enum zc_pre pre_rate(const struct zc_case *c, void *arg,
 
 #define ZC	ZC_VERDICT_ZEROCOPY
 #define CP	ZC_VERDICT_COPIED
-#define UBUFS	WIT_COPY_UBUFS
+#define UBUFS	ZC_WIT_COPY_UBUFS
 
 /* ---- the ways a send can go, and what each gives per topology ---- */
 
@@ -212,12 +206,12 @@ static const struct way loopback = { SETUP_LOOPBACK,
 };
 
 static const struct way frag = { SETUP_FRAG,
-	.veth = { CP, WIT_NOTHING, "datagram above MTU-28 is fragmented: copied at send, no zero-copy attempted, no fallback copy" },
-	.pair = { CP, WIT_NOTHING, "datagram above MTU-28 is fragmented: copied at send, no zero-copy attempted, no fallback copy" },
+	.veth = { CP, ZC_WIT_NOTHING, "datagram above MTU-28 is fragmented: copied at send, no zero-copy attempted, no fallback copy" },
+	.pair = { CP, ZC_WIT_NOTHING, "datagram above MTU-28 is fragmented: copied at send, no zero-copy attempted, no fallback copy" },
 };
 
 static const struct way xdp = { SETUP_XDP,
-	.veth = { ZC, WIT_PP_COW, "XDP_DROP on the receiving veth: veth copies every skb (" VETH_XDP_COPY "), the kernel's flag says zero-copy" },
+	.veth = { ZC, ZC_WIT_PP_COW, "XDP_DROP on the receiving veth: veth copies every skb (" VETH_XDP_COPY "), the kernel's flag says zero-copy" },
 	.pair = { ZC, UBUFS, "XDP_DROP on the receiving device drops its own buffers, the sender's skb is untouched: zero-copy" },
 };
 
@@ -297,7 +291,7 @@ static const struct zc_case cases[] = {
 /* What one case expects here: the row's column for this topology and kernel. */
 struct plan {
 	int expect;			/* ZC_VERDICT_* for every send */
-	enum wit_expect wit;
+	enum zc_wit_expect wit;
 	/*
 	 * expect is this kernel's known deviation from the ideal: all sends
 	 * as expected is an XFAIL, all the other way (with the witness
@@ -316,13 +310,9 @@ struct vrun {
 	int mtu_restore;		/* 0, or the MTU the fragment case lowered */
 	bool xdp_on;
 	uint64_t sink0, xdp0;
-	/* tallies */
-	long n, zc, copied, errors, kern_bad, wit_bad;
-	long wit_copy_sends, wit_cow_sends;
+	struct zc_copy_tally t;
 	long rx_msgs;
 	long long rx_bytes;
-	struct zc_witness_counts wsum;
-	char first_bad[256];
 };
 
 static void diag_once(struct ctx *cx);
@@ -338,8 +328,6 @@ static bool traffic_seen(struct ctx *cx, struct vrun *r, char *what,
 			 size_t len);
 static void summary(const struct zc_case *c, struct ctx *cx, struct vrun *r,
 		    const char *traffic);
-static void judge_xdp(const struct zc_case *c, struct vrun *r);
-static void judge_xfail(const struct zc_case *c, struct vrun *r);
 static int tap_for(struct ctx *cx, enum setup s);
 static size_t udp_size(const struct ctx *cx, int family);
 
@@ -389,16 +377,16 @@ static bool env_explains(const struct zc_case *c, struct ctx *cx)
 static void verdict_judge(const struct zc_case *c, struct ctx *cx,
 			  struct vrun *r)
 {
-	if ((r->kern_bad || r->wit_bad || (r->p.wit == WIT_PP_COW && r->copied)) &&
+	if ((r->t.kern_bad || r->t.wit_bad || (r->p.wit == ZC_WIT_PP_COW && r->t.copied)) &&
 	    env_explains(c, cx))
 		return;
-	if (r->p.wit == WIT_PP_COW)
-		judge_xdp(c, r);
+	if (r->p.wit == ZC_WIT_PP_COW)
+		zc_copy_judge_xdp(c->name, &r->t, VETH_XDP_COPY);
 	else if (r->p.xfail)
-		judge_xfail(c, r);
+		zc_copy_judge_xfail(c->name, &r->t, r->p.expect, r->p.what);
 	else
-		ktap_result(c->name, !r->kern_bad && !r->wit_bad, "%s: %ld kernel mismatches, %ld witness disagreements; first: %s",
-			    c->name, r->kern_bad, r->wit_bad, r->first_bad);
+		ktap_result(c->name, !r->t.kern_bad && !r->t.wit_bad, "%s: %ld kernel mismatches, %ld witness disagreements; first: %s",
+			    c->name, r->t.kern_bad, r->t.wit_bad, r->t.first_bad);
 }
 
 static void case_verdict(const struct zc_case *c, void *arg)
@@ -412,6 +400,7 @@ static void case_verdict(const struct zc_case *c, void *arg)
 	int ret;
 
 	plan_case(cx, v, &r.p);
+	r.t.wit = r.p.wit;
 	r.size = case_size(cx, v);
 	ret = vrun_setup(cx, &r, &why);
 	if (ret) {
@@ -708,11 +697,6 @@ static const char *witness_kind(const struct ctx *cx, const char **why)
 	return kind;
 }
 
-static const char *verdict_name(int v)
-{
-	return v == ZC_VERDICT_COPIED ? "copied" : "zerocopy";
-}
-
 /* --size, within one frame at the topology's MTU. */
 static size_t udp_size(const struct ctx *cx, int family)
 {
@@ -977,58 +961,6 @@ static int want_for(const struct vrun *r, long i)
 	return r->p.expect;
 }
 
-static void note_bad(struct vrun *r, const char *fmt, long i, const char *a,
-		     const char *b, const struct zc_witness_counts *d)
-{
-	char w[200];
-
-	if (r->first_bad[0])
-		return;
-	zc_witness_format(d, w, sizeof(w));
-	snprintf(r->first_bad, sizeof(r->first_bad), fmt, i, a, b);
-	snprintf(r->first_bad + strlen(r->first_bad),
-		 sizeof(r->first_bad) - strlen(r->first_bad), " (%s)", w);
-}
-
-/* Copies seen for this process, or in ksoftirqd (deferred receive work). */
-static uint64_t seen_copy_ubufs(const struct zc_witness_counts *d)
-{
-	return d->copy_ubufs + d->softirqd_copy_ubufs;
-}
-
-static uint64_t seen_pp_cow(const struct zc_witness_counts *d)
-{
-	return d->pp_cow + d->softirqd_pp_cow;
-}
-
-
-/*
- * Does the witness agree with the kernel's verdict on one send? A copied
- * send must show the function the case names; a zero-copy send nothing,
- * except under XDP where veth copies (skb_pp_cow_data, or inline before
- * 6.8) every time: where the witness cannot count that copy, it must at
- * least see no skb_copy_ubufs.
- */
-static bool witness_agrees(const struct vrun *r, int verdict,
-			   const struct zc_witness_counts *d)
-{
-	if (!zc_witness_kind(NULL))
-		return true;
-	switch (r->p.wit) {
-	case WIT_PP_COW:
-		if (!zc_witness_xdp_copy(NULL, NULL))
-			return !d->copy_ubufs;
-		return seen_pp_cow(d) && !d->copy_ubufs;
-	case WIT_NOTHING:
-		return !zc_witness_copied(d);
-	case WIT_COPY_UBUFS:
-	default:
-		if (verdict == ZC_VERDICT_COPIED)
-			return seen_copy_ubufs(d) && !d->pp_cow;
-		return !zc_witness_copied(d);
-	}
-}
-
 static int toggle_tap(struct ctx *cx, struct vrun *r, long i)
 {
 	bool want_open = want_for(r, i) == ZC_VERDICT_COPIED;
@@ -1042,20 +974,6 @@ static int toggle_tap(struct ctx *cx, struct vrun *r, long i)
 	}
 	r->tap_fd = tap_for(cx, SETUP_TOGGLE);
 	return r->tap_fd < 0 ? r->tap_fd : 0;
-}
-
-/* What the witness should have seen on a send with this verdict. */
-static const char *wit_want(const struct vrun *r, int verdict)
-{
-	const char *fn;
-
-	if (r->p.wit == WIT_PP_COW) {
-		fn = zc_witness_xdp_copy(NULL, NULL);
-		return fn ? fn : "no skb_copy_ubufs";
-	}
-	if (r->p.wit == WIT_COPY_UBUFS && verdict == ZC_VERDICT_COPIED)
-		return "skb_copy_ubufs";
-	return "no copy";
 }
 
 static int one_send(struct ctx *cx, struct vrun *r, struct zc_sender *s, long i)
@@ -1073,24 +991,7 @@ static int one_send(struct ctx *cx, struct vrun *r, struct zc_sender *s, long i)
 	if (ret < 0)
 		return ret;
 	zc_witness_delta(&w1, &w0, &d);
-	zc_witness_add(&r->wsum, &d);
-	r->n++;
-	r->wit_copy_sends += seen_copy_ubufs(&d) > 0;
-	r->wit_cow_sends += seen_pp_cow(&d) > 0;
-	if (ret == ZC_VERDICT_COPIED)
-		r->copied++;
-	else
-		r->zc++;
-	if (ret != want) {
-		r->kern_bad++;
-		note_bad(r, "send %ld: kernel says %s, expected %s", i,
-			 verdict_name(ret), verdict_name(want), &d);
-	}
-	if (!witness_agrees(r, ret, &d)) {
-		r->wit_bad++;
-		note_bad(r, "send %ld: witness disagrees with the kernel's %s, wants %s", i,
-			 verdict_name(ret), wit_want(r, ret), &d);
-	}
+	zc_copy_tally_add(&r->t, i, ret, want, &d);
 	return 0;
 }
 
@@ -1135,15 +1036,15 @@ static void traffic_count(struct ctx *cx, const struct vrun *r,
 	case SETUP_LOCAL:
 	case SETUP_LOOPBACK:
 		*have = r->rx_bytes;
-		*want = r->v->type == SOCK_STREAM ? r->n * r->size : r->size;
+		*want = r->v->type == SOCK_STREAM ? r->t.n * r->size : r->size;
 		break;
 	case SETUP_XDP:
 		*have = cx->xdp->bss->pkts - r->xdp0;
-		*want = r->n;
+		*want = r->t.n;
 		break;
 	default:
 		*have = zc_sink_pkts(&cx->k) - r->sink0;
-		*want = r->n;
+		*want = r->t.n;
 		break;
 	}
 }
@@ -1184,66 +1085,18 @@ static void summary(const struct zc_case *c, struct ctx *cx, struct vrun *r,
 	char w[200];
 
 	if (witness_kind(cx, &why)) {
-		zc_witness_format(&r->wsum, w, sizeof(w));
+		zc_witness_format(&r->t.wsum, w, sizeof(w));
 		ktap_print_msg("%s: %ld sends of %zu B: kernel copied %ld, zero-copy %ld; %s, copy seen on %ld/%ld sends; %s",
-			       c->name, r->n, r->size, r->copied, r->zc, w,
-			       r->p.wit == WIT_PP_COW ? r->wit_cow_sends : r->wit_copy_sends,
-			       r->n, traffic);
+			       c->name, r->t.n, r->size, r->t.copied, r->t.zc, w,
+			       r->p.wit == ZC_WIT_PP_COW ? r->t.wit_cow_sends : r->t.wit_copy_sends,
+			       r->t.n, traffic);
 	} else {
 		ktap_print_msg("%s: %ld sends of %zu B: kernel copied %ld, zero-copy %ld; no witness loaded (%s): kernel flag only; %s",
-			       c->name, r->n, r->size, r->copied, r->zc, why,
+			       c->name, r->t.n, r->size, r->t.copied, r->t.zc, why,
 			       traffic);
 	}
-	ktap_zcmode(c->name, r->zc, r->copied);
+	ktap_zcmode(c->name, r->t.zc, r->t.copied);
 }
-
-/* veth under XDP: a copy the kernel's flag does not report. */
-static void judge_xdp(const struct zc_case *c, struct vrun *r)
-{
-	const char *why = "", *fn, *unit = "";
-
-	fn = zc_witness_xdp_copy(&unit, &why);
-	if (r->wit_bad) {
-		ktap_fail(c->name, "%s: %s", c->name, r->first_bad);
-	} else if (r->copied == r->n) {
-		ktap_xpass(c->name, "kernel now reports veth's XDP copy: copied %ld/%ld, %s=%llu",
-			   r->copied, r->n, fn ? fn : "not witnessed",
-			   (unsigned long long)r->wsum.pp_cow);
-	} else if (r->zc != r->n) {
-		ktap_fail(c->name, "%s: mixed verdicts under XDP: copied %ld, zero-copy %ld",
-			  c->name, r->copied, r->zc);
-	} else if (fn) {
-		ktap_xfail(c->name, "hidden copy: kernel reports zero-copy for %ld/%ld sends, witness %s saw %s=%llu %s on %ld/%ld",
-			   r->zc, r->n, zc_witness_kind(NULL), fn,
-			   (unsigned long long)r->wsum.pp_cow, unit,
-			   r->wit_cow_sends, r->n);
-	} else {
-		ktap_xfail(c->name, "kernel reports zero-copy for %ld/%ld sends; veth copies every skb for XDP (%s) but the witness cannot count it: %s",
-			   r->zc, r->n, VETH_XDP_COPY, why);
-	}
-}
-
-/* A known deviation of this kernel: XFAIL as planned, XPASS if it is gone. */
-static void judge_xfail(const struct zc_case *c, struct vrun *r)
-{
-	char w[200];
-
-	zc_witness_format(&r->wsum, w, sizeof(w));
-	if (r->wit_bad)
-		ktap_fail(c->name, "%s: %s", c->name, r->first_bad);
-	else if (!r->kern_bad)
-		ktap_xfail(c->name, "%s; %s %ld/%ld sends, %s",
-			   r->p.what, verdict_name(r->p.expect), r->n, r->n, w);
-	else if (r->kern_bad == r->n)
-		ktap_xpass(c->name, "%s %ld/%ld sends (%s) where this was expected: %s",
-			   verdict_name(r->p.expect == ZC_VERDICT_COPIED ?
-					 ZC_VERDICT_ZEROCOPY : ZC_VERDICT_COPIED),
-			   r->n, r->n, w, r->p.what);
-	else
-		ktap_fail(c->name, "%s: %ld kernel mismatches of %ld sends; first: %s",
-			  c->name, r->kern_bad, r->n, r->first_bad);
-}
-
 
 /* ---- setup, options, diagnosis mode ---- */
 
