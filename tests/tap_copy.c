@@ -29,7 +29,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,18 +36,19 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <linux/if_link.h>
-#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "compat.h"
 #include "copyjudge.h"
 #include "env.h"
 #include "meter.h"
-#include "netdev_nl.h"
+#include "nsdev.h"
 #include "probe.h"
+#include "rxpair.h"
 #include "runner.h"
 #include "sink.h"
 #include "sock.h"
+#include "taparm.h"
 #include "taps.h"
 #include "uring.h"
 #include "util.h"
@@ -528,37 +528,12 @@ static enum zc_pre pre_rate(const struct zc_case *c, void *arg,
 }
 
 
-/* One arm of the paired rate: with or without the tap. */
+/* One arm of the paired rate: with or without the tap (lib/taparm.h). */
 struct arm {
-	struct ctx *cx;
-	int tap_fd;
-	bool tap;
+	struct zc_tap_arm t;
 	struct zc_sink_arm *sa;
 	char prefix[128];
 };
-
-/* The tap exists only while its arm runs: the other arm sends untapped. */
-static int arm_begin(void *arg)
-{
-	struct arm *a = arg;
-
-	if (!a->tap)
-		return 0;
-	a->tap_fd = tap_for(a->cx, SETUP_TAP_A);
-	return a->tap_fd < 0 ? a->tap_fd : 0;
-}
-
-/* Every send of this arm completes before the tap opens or closes. */
-static int arm_end(void *arg)
-{
-	struct arm *a = arg;
-	int ret = zc_sender_flush(a->sa->tx.s, VERDICT_S, 0);
-
-	if (a->tap_fd >= 0)
-		close(a->tap_fd);
-	a->tap_fd = -1;
-	return ret;
-}
 
 static int arm_open(struct ctx *cx, const struct rcase *rc, bool tap,
 		    struct arm *a, struct zc_sink_arm *sa)
@@ -567,8 +542,8 @@ static int arm_open(struct ctx *cx, const struct rcase *rc, bool tap,
 				     .size = udp_size(cx, AF_INET),
 				     .report_usage = true };
 
-	*a = (struct arm){ .cx = cx, .tap = tap, .tap_fd = -1, .sa = sa };
-	*sa = (struct zc_sink_arm){ .begin = arm_begin, .end = arm_end, .arg = a };
+	a->sa = sa;
+	zc_tap_arm_init(&a->t, sa, cx->k.t.a.nsfd, tap, VERDICT_S);
 	snprintf(a->prefix, sizeof(a->prefix), NAME ".udp4.%s.%s", rc->label,
 		 tap ? "tap" : "notap");
 	return zc_sink_tx_open(&cx->k, &sa->tx, &cfg, 0);
@@ -757,34 +732,10 @@ static void diag_once(struct ctx *cx)
 
 /* ---- one verdict case: sockets, tap, MTU, XDP ---- */
 
-static void receiver_drain(struct vrun *r)
-{
-	static char buf[1 << 16];
-	ssize_t n;
-
-	if (r->rx_fd < 0)
-		return;
-	while ((n = recv(r->rx_fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
-		r->rx_msgs++;
-		r->rx_bytes += n;
-	}
-}
-
-struct xdp_args {
-	int ifindex, prog_fd;
-};
-
-static int xdp_in_ns(void *arg)
-{
-	struct xdp_args *a = arg;
-
-	return bpf_xdp_attach(a->ifindex, a->prog_fd, XDP_FLAGS_DRV_MODE, NULL);
-}
-
 /* XDP_DROP on b instead of tc: the hidden copy case. */
 static int xdp_set(struct ctx *cx, bool on)
 {
-	struct xdp_args a = { cx->k.t.b.ifindex, -1 };
+	int prog_fd = -1;
 
 	if (on) {
 		if (!cx->xdp) {
@@ -792,9 +743,9 @@ static int xdp_set(struct ctx *cx, bool on)
 			if (!cx->xdp)
 				return -errno;
 		}
-		a.prog_fd = bpf_program__fd(cx->xdp->progs.zc_tap_xdp_drop);
+		prog_fd = bpf_program__fd(cx->xdp->progs.zc_tap_xdp_drop);
 	}
-	return zc_netns_run(cx->k.t.b.nsfd, xdp_in_ns, &a);
+	return zc_nsdev_xdp(&cx->k.t.b, prog_fd, XDP_FLAGS_DRV_MODE);
 }
 
 static int tap_for(struct ctx *cx, enum setup s)
@@ -818,17 +769,6 @@ static int tap_for(struct ctx *cx, enum setup s)
 	}
 }
 
-/* The connection a TCP receiver's listener got: fd or -errno. */
-static int accept_one(int lfd)
-{
-	int fd;
-
-	if (zc_poll_one(lfd, POLLIN, VERDICT_S) <= 0)
-		return -ETIMEDOUT;
-	fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-	return fd < 0 ? -errno : fd;
-}
-
 /*
  * The sender's socket, connected to the sink, or to its own receiver
  * (in b, or on a's loopback); for TCP the accepted socket is the receiver.
@@ -839,7 +779,7 @@ static int vrun_connect(struct ctx *cx, struct vrun *r, const char **step)
 	const struct vcase *v = r->v;
 	enum setup s = v->way->setup;
 	const void *addr = zc_side_addr(&cx->k.t.b, v->family);
-	int a_ns = cx->k.t.a.nsfd, lfd;
+	int a_ns = cx->k.t.a.nsfd;
 
 	lo4.s_addr = htonl(INADDR_LOOPBACK);
 	*step = "connect";
@@ -849,22 +789,10 @@ static int vrun_connect(struct ctx *cx, struct vrun *r, const char **step)
 	}
 	if (s == SETUP_LOOPBACK)
 		addr = &lo4;
-	*step = "receiver";
-	lfd = zc_socket_bound(s == SETUP_LOOPBACK ? a_ns : cx->k.t.b.nsfd,
-			      v->family, v->type | SOCK_NONBLOCK, addr,
-			      RECV_PORT, 0);
-	if (lfd < 0)
-		return lfd;
-	*step = "connect";
-	r->fd = zc_socket_to(a_ns, v->family, v->type, addr, RECV_PORT);
-	if (r->fd >= 0 && v->type == SOCK_DGRAM) {
-		r->rx_fd = lfd;		/* the bound socket receives */
-		return 0;
-	}
-	if (r->fd >= 0)
-		r->rx_fd = accept_one(lfd);
-	close(lfd);
-	return r->fd < 0 ? r->fd : r->rx_fd < 0 ? r->rx_fd : 0;
+	r->fd = zc_rxpair_open(a_ns, s == SETUP_LOOPBACK ? a_ns : cx->k.t.b.nsfd,
+			       v->family, v->type, addr, RECV_PORT, VERDICT_S,
+			       &r->rx_fd, step);
+	return r->fd < 0 ? r->fd : 0;
 }
 
 static const char xdp_step[] = "attach native XDP (frags) to the receiving device";
@@ -987,7 +915,7 @@ static int one_send(struct ctx *cx, struct vrun *r, struct zc_sender *s, long i)
 	zc_witness_read(&w0);
 	ret = zc_sender_verdict(s, VERDICT_S);
 	zc_witness_read(&w1);
-	receiver_drain(r);
+	zc_rxpair_drain(r->rx_fd, &r->rx_msgs, &r->rx_bytes);
 	if (ret < 0)
 		return ret;
 	zc_witness_delta(&w1, &w0, &d);
@@ -1062,7 +990,7 @@ static bool traffic_seen(struct ctx *cx, struct vrun *r, char *what,
 	uint64_t have, want;
 
 	for (;;) {
-		receiver_drain(r);
+		zc_rxpair_drain(r->rx_fd, &r->rx_msgs, &r->rx_bytes);
 		traffic_count(cx, r, &have, &want);
 		if (have >= want || zc_now() >= end)
 			break;
@@ -1116,27 +1044,6 @@ static int probe(void *arg, struct zc_why *why)
 	return 0;
 }
 
-struct drv_args {
-	int ifindex;
-	char *buf;
-	size_t len;
-};
-
-static int driver_in_ns(void *arg)
-{
-	struct drv_args *d = arg;
-
-	return zc_netdev_driver(d->ifindex, d->buf, d->len);
-}
-
-static void side_driver(const struct zc_side *s, char *buf, size_t len)
-{
-	struct drv_args d = { s->ifindex, buf, len };
-
-	if (zc_netns_run(s->nsfd, driver_in_ns, &d))
-		snprintf(buf, len, "driver unknown");
-}
-
 /*
  * What the expectations depend on: the devices, and whether unbound
  * packet taps are per namespace. That came with struct net's own
@@ -1150,8 +1057,8 @@ static int setup(void *arg, struct zc_why *why)
 
 	if (zc_sink_setup(&cx->k, TOPO_MTU, SINK_PORT, bpf, why))
 		return -1;
-	side_driver(&cx->k.t.a, cx->drv_a, sizeof(cx->drv_a));
-	side_driver(&cx->k.t.b, cx->drv_b, sizeof(cx->drv_b));
+	zc_nsdev_driver(&cx->k.t.a, cx->drv_a, sizeof(cx->drv_a));
+	zc_nsdev_driver(&cx->k.t.b, cx->drv_b, sizeof(cx->drv_b));
 	cx->netns_taps = zc_btf_has_member("net", "ptype_all");
 	/* No witness is not a skip: every case still asserts the kernel flag. */
 	if (!cx->no_witness && bpf)
