@@ -735,12 +735,17 @@ static const struct zc_case row_cases[] = {
 
 static void test_case_rows(void)
 {
+	struct zc_why why;
 	char buf[4096] = "";
 	int rc, pfd[2], status;
 	ssize_t got;
 	pid_t pid;
 	char *out;
 
+	zc_why_set(&why, "veth %s: %s", "a0", "no such device");
+	zc_why_prefix(&why, "topology %d", 2);
+	check(!strcmp(why.msg, "topology 2: veth a0: no such device"),
+	      "why.prefix_keeps_the_cause", why.msg);
 	unsetenv("ZC_KMSG_FILE");
 	out = capture_cases(row_cases, 6, &rc);
 	check(out && strstr(out, "\nok 1 r.xfail_fails # XFAIL known: bug X\n") &&

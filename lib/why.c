@@ -43,10 +43,8 @@ int zc_why_prefix(struct zc_why *w, const char *fmt, ...)
 	vsnprintf(w->msg, sizeof(w->msg), fmt, ap);
 	va_end(ap);
 	n = strlen(w->msg);
-	if (old[0] && n + 2 < sizeof(w->msg)) {
-		memcpy(w->msg + n, ": ", 3);
-		n += 2;
-		strncat(w->msg + n, old, sizeof(w->msg) - n - 1);
-	}
+	if (old[0] && n + 2 < sizeof(w->msg))
+		snprintf(w->msg + n, sizeof(w->msg) - n, ": %.*s",
+			 (int)(sizeof(w->msg) - n - 3), old);
 	return -1;
 }
