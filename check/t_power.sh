@@ -42,6 +42,15 @@ det=$(sed -n 's/^ *detection .*slow30[^:]*: *\([0-9.]*\)%.*/\1/p' <<<"$out" | he
 fa=$(sed -n 's/^ *false alarms[^:]*: *\([0-9.]*\)%.*/\1/p' <<<"$out" | head -n1)
 expect "power.detects_30pct" awk -v d="$det" 'BEGIN { exit !(d != "" && d >= 90) }'
 expect "power.clean_quiet" awk -v f="$fa" 'BEGIN { exit !(f != "" && f < 10) }'
+# The interval over runs (jackknife) and a uniform slowdown are printed;
+# --repeats keeps the first R repeats and refuses 0.
+out2=$("$ZC_TOP/tools/zc-power" -k 3 --splits 50 --seed 1 --uniform 30 --repeats 2 \
+	"$tmp/clean" "$tmp/slow30" 2>&1)
+expect "power.interval_over_runs" grep -q 'over runs: \[' <<<"$out2"
+udet=$(sed -n 's/^ *uniform -30%: detected *\([0-9.]*\)%.*/\1/p' <<<"$out2" | head -n1)
+expect "power.uniform_30pct_detected" awk -v d="$udet" 'BEGIN { exit !(d != "" && d >= 90) }'
+expect "power.bad_repeats" bash -c '! "$0" --repeats 0 "$1" >/dev/null 2>&1' \
+	"$ZC_TOP/tools/zc-power" "$tmp/clean"
 expect "power.bad_dir" bash -c '! "$0" /nonexistent >/dev/null 2>&1' "$ZC_TOP/tools/zc-power"
 [ "$rc" = 0 ] || printf '# %s\n' "$out" | head -20
 t_done
