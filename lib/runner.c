@@ -4,12 +4,14 @@
  * setup, body, teardown and time limit, the kernel log verdict of each
  * case's window, and the machine-speed report at the end.
  */
+#include <errno.h>
 #include <fnmatch.h>
-#include <signal.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kmsg.h"
@@ -126,32 +128,78 @@ static void expect_failure(const char *reason)
 		ktap_hold_change(KTAP_XPASS, reason);
 }
 
-static const char *timed_case;
-static unsigned int timed_limit;
+/*
+ * A case's time limit is kept by a watchdog thread, not a signal
+ * handler: printing the verdict and running the exit cleanups (every
+ * namespace and program) is not async-signal-safe, but is safe from a
+ * thread of its own while the hung body sleeps in the kernel.
+ */
+struct watchdog {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t done_cond;
+	bool done;
+	bool armed;
+	const struct zc_case *c;
+};
+
+static struct watchdog wd = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /*
- * A case past its limit is hung in the kernel or in a bounded loop that
- * is not bounded: name it, then leave through exit() so the cleanups of
- * every namespace and program still run.
+ * A case past its limit is hung in the kernel or in a loop that is not
+ * bounded: name it, then leave through exit() so the cleanups still run.
  */
-static void on_alarm(int sig)
+static void *watchdog_fn(void *arg)
 {
-	(void)sig;
+	struct timespec end;
+	bool done;
+	int ret = 0;
+
+	(void)arg;
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += wd.c->timeout;
+	pthread_mutex_lock(&wd.lock);
+	while (!wd.done && ret != ETIMEDOUT)
+		ret = pthread_cond_timedwait(&wd.done_cond, &wd.lock, &end);
+	done = wd.done;
+	pthread_mutex_unlock(&wd.lock);
+	if (done)
+		return NULL;
 	ktap_hold_release();
-	ktap_fail(timed_case, "%s: timed out after %u s", timed_case, timed_limit);
+	ktap_fail(wd.c->name, "%s: timed out after %u s", wd.c->name,
+		  wd.c->timeout);
 	exit(ktap_finish());
 }
 
 static void arm_timeout(const struct zc_case *c)
 {
-	struct sigaction sa = { .sa_handler = on_alarm };
+	pthread_condattr_t attr;
 
 	if (!c->timeout)
 		return;
-	timed_case = c->name;
-	timed_limit = c->timeout;
-	sigaction(SIGALRM, &sa, NULL);
-	alarm(c->timeout);
+	/* The deadline is on the monotonic clock: a clock step must not move it. */
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&wd.done_cond, &attr);
+	pthread_condattr_destroy(&attr);
+	wd.c = c;
+	wd.done = false;
+	wd.armed = !pthread_create(&wd.thread, NULL, watchdog_fn, NULL);
+	if (!wd.armed)
+		ktap_print_msg("%s: no watchdog thread, no time limit", c->name);
+}
+
+static void disarm_timeout(void)
+{
+	if (!wd.armed)
+		return;
+	pthread_mutex_lock(&wd.lock);
+	wd.done = true;
+	pthread_cond_signal(&wd.done_cond);
+	pthread_mutex_unlock(&wd.lock);
+	pthread_join(wd.thread, NULL);
+	pthread_cond_destroy(&wd.done_cond);
+	wd.armed = false;
 }
 
 static void run_body(const struct zc_case *c, void *ctx)
@@ -165,7 +213,7 @@ static void run_body(const struct zc_case *c, void *ctx)
 	}
 	arm_timeout(c);
 	c->fn(c, ctx);
-	alarm(0);
+	disarm_timeout();
 	if (c->teardown)
 		c->teardown(c, ctx);
 	if (ktap_reported() == before)
