@@ -52,6 +52,7 @@
 #include "taps.h"
 #include "uring.h"
 #include "util.h"
+#include "verdictrun.h"
 #include "witness.h"
 #include "zcsend.h"
 #include "tap_copy.skel.h"
@@ -301,33 +302,23 @@ struct plan {
 	char what[512];			/* why this verdict, here */
 };
 
-/* One verdict case's running state. */
+/* One verdict case: lib/verdictrun's sends, and the path around them. */
 struct vrun {
+	struct zc_vrun run;
+	struct ctx *cx;
 	const struct vcase *v;
 	struct plan p;
-	int fd, rx_fd, tap_fd;
-	size_t size;
+	int tap_fd;
 	int mtu_restore;		/* 0, or the MTU the fragment case lowered */
 	bool xdp_on;
-	uint64_t sink0, xdp0;
-	struct zc_copy_tally t;
-	long rx_msgs;
-	long long rx_bytes;
 };
 
 static void diag_once(struct ctx *cx);
 static const struct expect *expect_here(const struct ctx *cx,
 					const struct vcase *v);
-static void plan_case(const struct ctx *cx, const struct vcase *v,
-		      struct plan *p);
-static size_t case_size(const struct ctx *cx, const struct vcase *v);
-static int vrun_setup(struct ctx *cx, struct vrun *r, struct zc_why *why);
-static void vrun_teardown(struct ctx *cx, struct vrun *r);
-static int run_sends(struct ctx *cx, struct vrun *r, struct zc_why *why);
-static bool traffic_seen(struct ctx *cx, struct vrun *r, char *what,
-			 size_t len);
-static void summary(const struct zc_case *c, struct ctx *cx, struct vrun *r,
-		    const char *traffic);
+static void vrun_init(struct vrun *r);
+static int vrun_open(struct vrun *r, struct zc_why *why);
+static const char *witness_kind(const struct ctx *cx, const char **why);
 static int tap_for(struct ctx *cx, enum setup s);
 static size_t udp_size(const struct ctx *cx, int family);
 
@@ -377,54 +368,54 @@ static bool env_explains(const struct zc_case *c, struct ctx *cx)
 static void verdict_judge(const struct zc_case *c, struct ctx *cx,
 			  struct vrun *r)
 {
-	if ((r->t.kern_bad || r->t.wit_bad || (r->p.wit == ZC_WIT_PP_COW && r->t.copied)) &&
+	const struct zc_copy_tally *t = &r->run.t;
+
+	if ((t->kern_bad || t->wit_bad || (r->p.wit == ZC_WIT_PP_COW && t->copied)) &&
 	    env_explains(c, cx))
 		return;
 	if (r->p.wit == ZC_WIT_PP_COW)
-		zc_copy_judge_xdp(c->name, &r->t, VETH_XDP_COPY);
+		zc_copy_judge_xdp(c->name, t, VETH_XDP_COPY);
 	else if (r->p.xfail)
-		zc_copy_judge_xfail(c->name, &r->t, r->p.expect, r->p.what);
+		zc_copy_judge_xfail(c->name, t, r->p.expect, r->p.what);
 	else
-		ktap_result(c->name, !r->t.kern_bad && !r->t.wit_bad, "%s: %ld kernel mismatches, %ld witness disagreements; first: %s",
-			    c->name, r->t.kern_bad, r->t.wit_bad, r->t.first_bad);
+		ktap_result(c->name, !t->kern_bad && !t->wit_bad, "%s: %ld kernel mismatches, %ld witness disagreements; first: %s",
+			    c->name, t->kern_bad, t->wit_bad, t->first_bad);
 }
 
 static void case_verdict(const struct zc_case *c, void *arg)
 {
-	const struct vcase *v = c->arg;
-	struct ctx *cx = arg;
-	struct vrun r = { .v = v, .fd = -1, .rx_fd = -1, .tap_fd = -1 };
+	struct vrun r = { .cx = arg, .v = c->arg, .tap_fd = -1 };
 	struct zc_why why = { "" };
+	const char *nowit;
 	char traffic[128];
 	bool seen;
 	int ret;
 
-	plan_case(cx, v, &r.p);
-	r.t.wit = r.p.wit;
-	r.size = case_size(cx, v);
-	ret = vrun_setup(cx, &r, &why);
+	vrun_init(&r);
+	ret = vrun_open(&r, &why);
 	if (ret) {
-		vrun_teardown(cx, &r);
-		if (v->way->setup == SETUP_XDP && (ret == -EOPNOTSUPP || ret == -EINVAL))
+		zc_vrun_close(&r.run);
+		if (r.v->way->setup == SETUP_XDP && (ret == -EOPNOTSUPP || ret == -EINVAL))
 			ktap_skip(c->name, "%s", why.msg);
 		else
 			ktap_fail(c->name, "%s: %s", c->name, why.msg);
 		return;
 	}
-	ret = run_sends(cx, &r, &why);
-	seen = traffic_seen(cx, &r, traffic, sizeof(traffic));
-	vrun_teardown(cx, &r);
+	ret = zc_vrun_sends(&r.run, &why);
+	seen = zc_vrun_traffic(&r.run, SETTLE_S, traffic, sizeof(traffic));
+	zc_vrun_close(&r.run);
 	if (ret) {
 		ktap_fail(c->name, "%s: %s", c->name, why.msg);
 		return;
 	}
-	summary(c, cx, &r, traffic);
+	zc_vrun_summary(c->name, &r.run, traffic,
+			witness_kind(r.cx, &nowit) ? NULL : nowit);
 	ktap_print_msg("%s: %s", c->name, r.p.what);
 	if (!seen)
 		ktap_fail(c->name, "%s: no real traffic behind the verdicts: %s",
 			  c->name, traffic);
 	else
-		verdict_judge(c, cx, &r);
+		verdict_judge(c, r.cx, &r);
 }
 
 /* ---- tap listing against taps we open ---- */
@@ -730,7 +721,7 @@ static void diag_once(struct ctx *cx)
 	zc_taps_report(cx->k.t.origin_nsfd, "the starting network namespace");
 }
 
-/* ---- one verdict case: sockets, tap, MTU, XDP ---- */
+/* ---- one verdict case: tap, MTU, XDP around the sends ---- */
 
 /* XDP_DROP on b instead of tc: the hidden copy case. */
 static int xdp_set(struct ctx *cx, bool on)
@@ -769,57 +760,30 @@ static int tap_for(struct ctx *cx, enum setup s)
 	}
 }
 
-/*
- * The sender's socket, connected to the sink, or to its own receiver
- * (in b, or on a's loopback); for TCP the accepted socket is the receiver.
- */
-static int vrun_connect(struct ctx *cx, struct vrun *r, const char **step)
-{
-	static struct in_addr lo4;
-	const struct vcase *v = r->v;
-	enum setup s = v->way->setup;
-	const void *addr = zc_side_addr(&cx->k.t.b, v->family);
-	int a_ns = cx->k.t.a.nsfd;
-
-	lo4.s_addr = htonl(INADDR_LOOPBACK);
-	*step = "connect";
-	if (s != SETUP_LOCAL && s != SETUP_LOOPBACK) {
-		r->fd = zc_socket_to(a_ns, v->family, v->type, addr, SINK_PORT);
-		return r->fd < 0 ? r->fd : 0;
-	}
-	if (s == SETUP_LOOPBACK)
-		addr = &lo4;
-	r->fd = zc_rxpair_open(a_ns, s == SETUP_LOOPBACK ? a_ns : cx->k.t.b.nsfd,
-			       v->family, v->type, addr, RECV_PORT, VERDICT_S,
-			       &r->rx_fd, step);
-	return r->fd < 0 ? r->fd : 0;
-}
-
-static const char xdp_step[] = "attach native XDP (frags) to the receiving device";
-
 /* Tap, MTU, XDP as the case wants. */
-static int vrun_path(struct ctx *cx, struct vrun *r, const char **step)
+static int vrun_path(struct zc_vrun *run, struct zc_why *why)
 {
+	struct vrun *r = run->ctx;
+	struct ctx *cx = r->cx;
 	enum setup s = r->v->way->setup;
 	int ret;
 
 	if (s >= SETUP_TAP_A && s <= SETUP_TAP_OTHER_DEV) {
-		*step = "open tap";
 		r->tap_fd = tap_for(cx, s);
 		if (r->tap_fd < 0)
-			return r->tap_fd;
+			return zc_why_set(why, "open tap: %s",
+					  strerror(-r->tap_fd)), r->tap_fd;
 	}
 	/*
 	 * No datagram exceeds veth's 65535: lower it. A real pair keeps its
 	 * MTU, a change would take its carrier away for a while.
 	 */
 	if (s == SETUP_FRAG && frag_mtu(cx) != cx->k.t.mtu) {
-		*step = "set MTU";
 		r->mtu_restore = cx->k.t.mtu;
 		ret = zc_topo_set_mtu(&cx->k.t, FRAG_MTU);
 		if (ret) {
 			r->mtu_restore = 0;
-			return ret;
+			return zc_why_set(why, "set MTU: %s", strerror(-ret)), ret;
 		}
 	}
 	/*
@@ -831,32 +795,19 @@ static int vrun_path(struct ctx *cx, struct vrun *r, const char **step)
 		zc_sink_set_port(&cx->k, 0);
 	if (s != SETUP_XDP)
 		return 0;
-	*step = xdp_step;
 	ret = xdp_set(cx, true);
 	if (ret)
-		return ret;
+		return zc_why_set(why, "attach native XDP (frags) to the receiving device %s (%s): %s",
+				  cx->k.t.b.ifname, cx->drv_b, strerror(-ret)), ret;
 	r->xdp_on = true;
-	r->xdp0 = cx->xdp->bss->pkts;
 	return 0;
 }
 
-static int vrun_setup(struct ctx *cx, struct vrun *r, struct zc_why *why)
+static void vrun_unpath(struct zc_vrun *run)
 {
-	const char *step = "socket";
-	int ret = vrun_connect(cx, r, &step);
+	struct vrun *r = run->ctx;
+	struct ctx *cx = r->cx;
 
-	if (!ret)
-		ret = vrun_path(cx, r, &step);
-	if (ret && step == xdp_step)
-		return zc_why_set(why, "%s %s (%s): %s", step, cx->k.t.b.ifname,
-				  cx->drv_b, strerror(-ret)), ret;
-	if (ret)
-		zc_why_set(why, "%s: %s", step, strerror(-ret));
-	return ret;
-}
-
-static void vrun_teardown(struct ctx *cx, struct vrun *r)
-{
 	if (r->xdp_on && xdp_set(cx, false))
 		ktap_print_msg("detaching XDP failed; later cases may be affected");
 	if (r->mtu_restore && zc_topo_set_mtu(&cx->k.t, r->mtu_restore))
@@ -864,13 +815,47 @@ static void vrun_teardown(struct ctx *cx, struct vrun *r)
 	zc_sink_set_port(&cx->k, SINK_PORT);
 	if (r->tap_fd >= 0)
 		close(r->tap_fd);
-	if (r->rx_fd >= 0)
-		close(r->rx_fd);
-	if (r->fd >= 0)
-		close(r->fd);
 }
 
-/* ---- sends and their verdicts ---- */
+static int want_for(const struct zc_vrun *run, long i)
+{
+	const struct vrun *r = run->ctx;
+
+	if (r->v->way->setup == SETUP_TOGGLE)
+		return TOGGLE_PATTERN[i % (sizeof(TOGGLE_PATTERN) - 1)] == '1' ?
+		       ZC_VERDICT_COPIED : ZC_VERDICT_ZEROCOPY;
+	return r->p.expect;
+}
+
+static int toggle_tap(struct zc_vrun *run, long i)
+{
+	bool want_open = want_for(run, i) == ZC_VERDICT_COPIED;
+	struct vrun *r = run->ctx;
+
+	if (r->v->way->setup != SETUP_TOGGLE || want_open == (r->tap_fd >= 0))
+		return 0;
+	if (!want_open) {
+		close(r->tap_fd);
+		r->tap_fd = -1;
+		return 0;
+	}
+	r->tap_fd = tap_for(r->cx, SETUP_TOGGLE);
+	return r->tap_fd < 0 ? r->tap_fd : 0;
+}
+
+static uint64_t vrun_sunk(const struct zc_vrun *run)
+{
+	const struct vrun *r = run->ctx;
+
+	if (r->v->way->setup == SETUP_XDP)
+		return r->cx->xdp->bss->pkts;
+	return zc_sink_pkts(&r->cx->k);
+}
+
+static const struct zc_vrun_ops vrun_ops = {
+	.path = vrun_path, .unpath = vrun_unpath, .want = want_for,
+	.step = toggle_tap, .sunk = vrun_sunk,
+};
 
 static size_t case_size(const struct ctx *cx, const struct vcase *v)
 {
@@ -881,149 +866,51 @@ static size_t case_size(const struct ctx *cx, const struct vcase *v)
 	return udp_size(cx, v->family);
 }
 
-static int want_for(const struct vrun *r, long i)
+static void vrun_init(struct vrun *r)
 {
-	if (r->v->way->setup == SETUP_TOGGLE)
-		return TOGGLE_PATTERN[i % (sizeof(TOGGLE_PATTERN) - 1)] == '1' ?
-		       ZC_VERDICT_COPIED : ZC_VERDICT_ZEROCOPY;
-	return r->p.expect;
-}
+	const struct vcase *v = r->v;
+	struct zc_vrun *run = &r->run;
 
-static int toggle_tap(struct ctx *cx, struct vrun *r, long i)
-{
-	bool want_open = want_for(r, i) == ZC_VERDICT_COPIED;
-
-	if (r->v->way->setup != SETUP_TOGGLE || want_open == (r->tap_fd >= 0))
-		return 0;
-	if (!want_open) {
-		close(r->tap_fd);
-		r->tap_fd = -1;
-		return 0;
-	}
-	r->tap_fd = tap_for(cx, SETUP_TOGGLE);
-	return r->tap_fd < 0 ? r->tap_fd : 0;
-}
-
-static int one_send(struct ctx *cx, struct vrun *r, struct zc_sender *s, long i)
-{
-	struct zc_witness_counts w0, w1, d;
-	int want = want_for(r, i), ret;
-
-	ret = toggle_tap(cx, r, i);
-	if (ret)
-		return ret;
-	zc_witness_read(&w0);
-	ret = zc_sender_verdict(s, VERDICT_S);
-	zc_witness_read(&w1);
-	zc_rxpair_drain(r->rx_fd, &r->rx_msgs, &r->rx_bytes);
-	if (ret < 0)
-		return ret;
-	zc_witness_delta(&w1, &w0, &d);
-	zc_copy_tally_add(&r->t, i, ret, want, &d);
-	return 0;
-}
-
-static int run_sends(struct ctx *cx, struct vrun *r, struct zc_why *why)
-{
-	struct zc_sender_cfg cfg = {
-		.mode = r->v->mode, .fd = r->fd, .size = r->size, .depth = 1,
-		.report_usage = true, .exact = true,
-	};
-	struct zc_sender *s;
-	int err = 0, ret = 0;
-	long i, n;
-
-	s = zc_sender_open(&cfg, &err);
-	if (!s)
-		return zc_why_set(why, "open %s sender: %s",
-				  zc_send_mode_name(r->v->mode), strerror(-err)), err;
-	r->sink0 = zc_sink_pkts(&cx->k);
+	plan_case(r->cx, v, &r->p);
+	run->ops = &vrun_ops;
+	run->ctx = r;
+	run->mode = v->mode;
+	run->family = v->family;
+	run->type = v->type;
+	run->size = case_size(r->cx, v);
+	run->verdict_s = VERDICT_S;
+	run->sink = v->way->setup == SETUP_XDP ? "XDP" : "tc";
+	run->fd = -1;
+	run->rx_fd = -1;
+	run->t.wit = r->p.wit;
 	/* The toggle case runs its whole pattern at least once. */
-	n = cx->sends;
-	if (r->v->way->setup == SETUP_TOGGLE && n < (long)strlen(TOGGLE_PATTERN))
-		n = strlen(TOGGLE_PATTERN);
-	for (i = 0; i < n && !ret; i++) {
-		ret = one_send(cx, r, s, i);
-		if (ret)
-			zc_why_set(why, "send %ld: %s", i, strerror(-ret));
-	}
-	if (!ret && zc_sender_stats(s)->violations) {
-		zc_why_set(why, "io_uring contract: %s",
-			   zc_sender_stats(s)->violation);
-		ret = -EPROTO;
-	}
-	zc_sender_close(s);
-	return ret;
+	run->sends = r->cx->sends;
+	if (v->way->setup == SETUP_TOGGLE && run->sends < (long)strlen(TOGGLE_PATTERN))
+		run->sends = strlen(TOGGLE_PATTERN);
 }
-
-/* What the case's sink or receiver has seen, and what it must see. */
-static void traffic_count(struct ctx *cx, const struct vrun *r,
-			  uint64_t *have, uint64_t *want)
-{
-	switch (r->v->way->setup) {
-	case SETUP_LOCAL:
-	case SETUP_LOOPBACK:
-		*have = r->rx_bytes;
-		*want = r->v->type == SOCK_STREAM ? r->t.n * r->size : r->size;
-		break;
-	case SETUP_XDP:
-		*have = cx->xdp->bss->pkts - r->xdp0;
-		*want = r->t.n;
-		break;
-	default:
-		*have = zc_sink_pkts(&cx->k) - r->sink0;
-		*want = r->t.n;
-		break;
-	}
-}
-
 
 /*
- * Real traffic behind the verdicts: the sink, XDP or the receiver saw it.
- * A send can complete while its packets still sit in a NIC ring (or, when
- * it was copied, before they left at all): give them a moment.
+ * The sender's socket, connected to the sink, or to its own receiver
+ * (in b, or on a's loopback); for TCP the accepted socket is the receiver.
  */
-static bool traffic_seen(struct ctx *cx, struct vrun *r, char *what,
-			 size_t len)
+static int vrun_open(struct vrun *r, struct zc_why *why)
 {
-	double end = zc_now() + SETTLE_S;
-	uint64_t have, want;
+	static struct in_addr lo4;
+	const struct zc_topo *t = &r->cx->k.t;
+	const void *addr = zc_side_addr(&t->b, r->v->family);
 
-	for (;;) {
-		zc_rxpair_drain(r->rx_fd, &r->rx_msgs, &r->rx_bytes);
-		traffic_count(cx, r, &have, &want);
-		if (have >= want || zc_now() >= end)
-			break;
-		usleep(1000);
+	lo4.s_addr = htonl(INADDR_LOOPBACK);
+	switch (r->v->way->setup) {
+	case SETUP_LOCAL:
+		return zc_vrun_open(&r->run, t->a.nsfd, t->b.nsfd, addr,
+				    RECV_PORT, why);
+	case SETUP_LOOPBACK:
+		return zc_vrun_open(&r->run, t->a.nsfd, t->a.nsfd, &lo4,
+				    RECV_PORT, why);
+	default:
+		return zc_vrun_open(&r->run, t->a.nsfd, -1, addr, SINK_PORT,
+				    why);
 	}
-	if (r->v->way->setup == SETUP_LOCAL || r->v->way->setup == SETUP_LOOPBACK)
-		snprintf(what, len, "receiver got %ld messages, %lld bytes",
-			 r->rx_msgs, r->rx_bytes);
-	else
-		snprintf(what, len, "%s sink dropped %llu packets",
-			 r->v->way->setup == SETUP_XDP ? "XDP" : "tc",
-			 (unsigned long long)have);
-	return have >= want;
-}
-
-static void summary(const struct zc_case *c, struct ctx *cx, struct vrun *r,
-		    const char *traffic)
-{
-	const char *why;
-	char w[200];
-
-	if (witness_kind(cx, &why)) {
-		zc_witness_format(&r->t.wsum, w, sizeof(w));
-		ktap_print_msg("%s: %ld sends of %zu B: kernel copied %ld, zero-copy %ld; %s, copy seen on %ld/%ld sends; %s",
-			       c->name, r->t.n, r->size, r->t.copied, r->t.zc, w,
-			       r->p.wit == ZC_WIT_PP_COW ? r->t.wit_cow_sends : r->t.wit_copy_sends,
-			       r->t.n, traffic);
-	} else {
-		ktap_print_msg("%s: %ld sends of %zu B: kernel copied %ld, zero-copy %ld; no witness loaded (%s): kernel flag only; %s",
-			       c->name, r->t.n, r->size, r->t.copied, r->t.zc, why,
-			       traffic);
-	}
-	ktap_zcmode(c->name, r->t.zc, r->t.copied);
 }
 
 /* ---- setup, options, diagnosis mode ---- */
