@@ -466,3 +466,49 @@ fail:
 	close(fd);
 	return one;
 }
+
+static int noop(void *arg)
+{
+	return 0;
+}
+
+int zc_taps_report_path(const char *path, struct zc_why *why)
+{
+	int nsfd = -1, ret = 0;
+
+	if (path) {
+		nsfd = open(path, O_RDONLY | O_CLOEXEC);
+		ret = nsfd < 0 ? -errno : zc_netns_run(nsfd, noop, NULL);
+		if (ret) {
+			if (nsfd >= 0)
+				close(nsfd);
+			return zc_why_set(why, "%s", ret == -EINVAL ?
+					  "not a network namespace" :
+					  strerror(-ret));
+		}
+	}
+	ret = zc_taps_report(nsfd, path ? path : "this network namespace");
+	if (nsfd >= 0)
+		close(nsfd);
+	return ret;
+}
+
+const struct zc_tap *zc_tap_find(const struct zc_tap *taps, int n, int fd)
+{
+	char path[64], link[64];
+	unsigned long ino;
+	ssize_t l;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	l = readlink(path, link, sizeof(link) - 1);
+	if (l <= 0)
+		return NULL;
+	link[l] = '\0';
+	if (sscanf(link, "socket:[%lu]", &ino) != 1)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (taps[i].inode == ino)
+			return &taps[i];
+	return NULL;
+}

@@ -47,6 +47,13 @@ int zc_tap_format(const struct zc_tap *t, char *buf, size_t len);
  * summary first. Returns the number that copy on transmit, or -errno.
  */
 int zc_taps_report(int nsfd, const char *where);
+/*
+ * zc_taps_report() for the namespace at path (/proc/PID/ns/net,
+ * /run/netns/X; NULL: the caller's). -1 with why when path is none.
+ */
+int zc_taps_report_path(const char *path, struct zc_why *why);
+/* The tap among taps[n] that is this process's socket fd, or NULL. */
+const struct zc_tap *zc_tap_find(const struct zc_tap *taps, int n, int fd);
 
 /*
  * Packet sockets of every network namespace this process can find (of

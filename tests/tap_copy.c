@@ -28,7 +28,6 @@
  * sockets would make a zero-copy sender copy, and who owns them.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -420,26 +419,6 @@ static void case_verdict(const struct zc_case *c, void *arg)
 
 /* ---- tap listing against taps we open ---- */
 
-static const struct zc_tap *find_tap(const struct zc_tap *taps, int n, int fd)
-{
-	char path[64], link[64];
-	unsigned long ino;
-	ssize_t l;
-	int i;
-
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	l = readlink(path, link, sizeof(link) - 1);
-	if (l <= 0)
-		return NULL;
-	link[l] = '\0';
-	if (sscanf(link, "socket:[%lu]", &ino) != 1)
-		return NULL;
-	for (i = 0; i < n; i++)
-		if (taps[i].inode == ino)
-			return &taps[i];
-	return NULL;
-}
-
 struct tap_want {
 	enum setup setup;
 	bool copies_tx;
@@ -489,7 +468,7 @@ static void case_list_taps(const struct zc_case *c, void *arg)
 		if (fds[i] < 0)
 			ok = !zc_why_set(&why, "open tap: %s", strerror(-fds[i]));
 		else
-			ok = check_tap(cx, find_tap(taps, n, fds[i]), &tap_wants[i],
+			ok = check_tap(cx, zc_tap_find(taps, n, fds[i]), &tap_wants[i],
 				       &why);
 	}
 	/* The topology's own namespaces start with no tap at all. */
@@ -971,36 +950,20 @@ static void teardown(void *arg)
 	zc_sink_teardown(&cx->k);
 }
 
-static int noop(void *arg)
-{
-	return 0;
-}
-
 /* --list-taps: the diagnosis mode, instead of the cases. */
 static int list_taps(void *arg)
 {
+	struct zc_why why = { "" };
 	struct ctx *cx = arg;
-	int nsfd = -1, ret = 0;
+	int ret;
 
 	if (!cx->list_taps)
 		return -1;
 	/* No TAP header follows: print the listing as it comes. */
 	ktap_no_header();
-	if (cx->netns) {
-		nsfd = open(cx->netns, O_RDONLY | O_CLOEXEC);
-		ret = nsfd < 0 ? -errno : zc_netns_run(nsfd, noop, NULL);
-		if (ret) {
-			fprintf(stderr, "%s: --netns %s: %s\n", NAME, cx->netns,
-				ret == -EINVAL ? "not a network namespace" :
-				strerror(-ret));
-			if (nsfd >= 0)
-				close(nsfd);
-			return KSFT_FAIL;
-		}
-	}
-	ret = zc_taps_report(nsfd, cx->netns ? cx->netns : "this network namespace");
-	if (nsfd >= 0)
-		close(nsfd);
+	ret = zc_taps_report_path(cx->netns, &why);
+	if (why.msg[0])
+		fprintf(stderr, "%s: --netns %s: %s\n", NAME, cx->netns, why.msg);
 	return ret < 0 ? KSFT_FAIL : KSFT_PASS;
 }
 
