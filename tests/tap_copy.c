@@ -466,43 +466,22 @@ static enum zc_pre pre_rate(const struct zc_case *c, void *arg,
 }
 
 
-/* One arm of the paired rate: with or without the tap (lib/taparm.h). */
-struct arm {
-	struct zc_tap_arm t;
-	struct zc_sink_arm *sa;
-	char prefix[128];
-};
-
-static int arm_open(struct ctx *cx, const struct rcase *rc, bool tap,
-		    struct arm *a, struct zc_sink_arm *sa)
-{
-	struct zc_sender_cfg cfg = { .mode = rc->mode, .depth = rc->depth,
-				     .size = udp_size(cx, AF_INET),
-				     .report_usage = true };
-
-	a->sa = sa;
-	zc_tap_arm_init(&a->t, sa, cx->k.t.a.nsfd, tap, VERDICT_S);
-	snprintf(a->prefix, sizeof(a->prefix), NAME ".udp4.%s.%s", rc->label,
-		 tap ? "tap" : "notap");
-	return zc_sink_tx_open(&cx->k, &sa->tx, &cfg, 0);
-}
-
 static void arm_report(struct ctx *cx, const struct rcase *rc,
-		       const struct arm *a)
+		       const struct zc_sink_arm *sa, const char *prefix)
 {
-	const struct zc_send_stats *st = zc_sender_stats(a->sa->tx.s);
+	const struct zc_send_stats *st = zc_sender_stats(sa->tx.s);
 	bool uring = zc_send_mode_uring(rc->mode);
 
-	zc_report_rate(a->prefix, &a->sa->rate, false);
+	zc_report_rate(prefix, &sa->rate, false);
 	if (zc_send_mode_zerocopy(rc->mode))
-		ktap_zcmode(a->prefix, st->zerocopy, st->copied);
+		ktap_zcmode(prefix, st->zerocopy, st->copied);
 	else
-		ktap_zcmode(a->prefix, 0, st->completed);
-	zc_config(&cx->o, a->prefix,
+		ktap_zcmode(prefix, 0, st->completed);
+	zc_config(&cx->o, prefix,
 		  "mode=%s size=%zu depth=%u report_usage=%s ring=%s cpu_tx=%d cpu_rx=softirq_on_sending_cpu topology=%s a=%s drv_a=%s b=%s drv_b=%s mtu=%d sink=tc_clsact_ingress_drop tap=eth_p_all_unbound_sender_ns_for_tap witness=paused",
 		  zc_send_mode_name(rc->mode), udp_size(cx, AF_INET),
 		  rc->depth, uring && zc_send_mode_zerocopy(rc->mode) ? "yes" : "no",
-		  uring ? zc_sender_ring_desc(a->sa->tx.s) : "none", cx->o.cpu_tx,
+		  uring ? zc_sender_ring_desc(sa->tx.s) : "none", cx->o.cpu_tx,
 		  cx->k.t.real_pair ? "ZC_PAIR" : "veth", cx->k.t.a.ifname,
 		  cx->drv_a, cx->k.t.b.ifname, cx->drv_b, cx->k.t.mtu);
 }
@@ -516,29 +495,21 @@ static int measure(struct ctx *cx, const struct rcase *rc,
 {
 	struct zc_meter_cfg mc = { .duration = cx->o.duration,
 				   .warmup = cx->o.warmup, .repeat = cx->o.repeat };
-	struct zc_sink_arm sa[2] = { { .tx.fd = -1 }, { .tx.fd = -1 } };
-	struct arm a[2] = {};
-	uint64_t sunk = 0;
-	int ret = arm_open(cx, rc, false, &a[0], &sa[0]);
+	struct zc_sender_cfg cfg = { .mode = rc->mode, .depth = rc->depth,
+				     .size = udp_size(cx, AF_INET),
+				     .report_usage = true };
+	struct zc_tap_ratio tr;
+	char prefix[2][128];
+	int i, ret;
 
-	if (!ret)
-		ret = arm_open(cx, rc, true, &a[1], &sa[1]);
-	if (ret)
-		zc_why_set(why, "%s: %s", a[1].prefix, strerror(-ret));
-	else if (zc_sink_rate(&cx->k, &mc, sa, 2, ratio, &sunk, why))
-		ret = zc_why_prefix(why, "%s", a[1].prefix);
-	else if (!sunk)
-		ret = zc_why_set(why, "%s: the sink saw no packets", a[1].prefix);
-	else if (zc_send_mode_zerocopy(rc->mode) &&
-		 zc_sender_stats(sa[0].tx.s)->copied &&
-		 zc_env_copy_cause(&cx->k.t, why))
-		ret = 1;	/* no zcmode line: the copy is not the kernel's to judge */
-	if (!ret) {
-		arm_report(cx, rc, &a[0]);
-		arm_report(cx, rc, &a[1]);
-	}
-	zc_sink_tx_close(&sa[0].tx);
-	zc_sink_tx_close(&sa[1].tx);
+	for (i = 0; i < 2; i++)
+		snprintf(prefix[i], sizeof(prefix[i]), NAME ".udp4.%s.%s",
+			 rc->label, i ? "tap" : "notap");
+	ret = zc_tap_ratio_run(&tr, &cx->k, &mc, &cfg, VERDICT_S, prefix[1],
+			       ratio, why);
+	for (i = 0; i < 2 && !ret; i++)
+		arm_report(cx, rc, &tr.sa[i], prefix[i]);
+	zc_tap_ratio_close(&tr);
 	return ret;
 }
 
