@@ -10,6 +10,7 @@
 
 #include "../bpf/witness_abi.h"
 #include "witness.skel.h"
+#include "ktap.h"
 #include "probe.h"
 #include "util.h"
 #include "witness.h"
@@ -471,4 +472,24 @@ int zc_witness_format(const struct zc_witness_counts *c, char *buf, size_t len)
 			(unsigned long long)c->softirqd_copy_ubufs,
 			(unsigned long long)c->softirqd_pp_cow,
 			(unsigned long long)c->foreign);
+}
+
+void zc_witness_report(const char *off)
+{
+	const char *why, *kind = zc_witness_kind(&why), *xfn;
+	const char *xunit = "", *xwhy = "";
+
+	if (!kind && off)
+		why = off;
+	xfn = zc_witness_xdp_copy(&xunit, &xwhy);
+	if (kind)
+		ktap_print_msg("copy witness: %s (counts skb_copy_ubufs %s; veth's XDP copy: %s%s%s)%s%s",
+			       kind, zc_witness_unit(),
+			       xfn ? xfn : "not counted: ", xfn ? " " : "",
+			       xfn ? xunit : xwhy,
+			       strcmp(kind, "fentry") ? "; fentry refused: " : "",
+			       strcmp(kind, "fentry") ? why : "");
+	else
+		ktap_print_msg("copy witness: none loaded (%s); cases assert the kernel flag only",
+			       why);
 }

@@ -54,6 +54,11 @@ const char *zc_witness_unit(void);
  * counts them, *why saying why (no probe point on this kernel, ...).
  */
 const char *zc_witness_xdp_copy(const char **unit, const char **why);
+/*
+ * One "# copy witness: ..." line: what is loaded and what it counts, or
+ * why none is (off: the caller's own reason for loading none, or NULL).
+ */
+void zc_witness_report(const char *off);
 /* Pause/resume counting (the tracepoint witness costs a stack walk per page). */
 void zc_witness_enable(bool on);
 

@@ -612,8 +612,6 @@ static const char *netns_taps_desc(const struct ctx *cx)
 
 static void diag_once(struct ctx *cx)
 {
-	const char *why, *kind, *xfn, *xunit = "", *xwhy = "";
-
 	if (cx->diag_done)
 		return;
 	cx->diag_done = true;
@@ -623,18 +621,7 @@ static void diag_once(struct ctx *cx)
 		  cx->drv_a, cx->k.t.b.ifname, cx->drv_b, cx->k.t.mtu,
 		  udp_size(cx, AF_INET), udp_size(cx, AF_INET6), TCP_SIZE,
 		  frag_size(cx), frag_mtu(cx), netns_taps_desc(cx));
-	kind = witness_kind(cx, &why);
-	xfn = zc_witness_xdp_copy(&xunit, &xwhy);
-	if (kind)
-		ktap_print_msg("copy witness: %s (counts skb_copy_ubufs %s; veth's XDP copy: %s%s%s)%s%s",
-			       kind, zc_witness_unit(),
-			       xfn ? xfn : "not counted: ", xfn ? " " : "",
-			       xfn ? xunit : xwhy,
-			       strcmp(kind, "fentry") ? "; fentry refused: " : "",
-			       strcmp(kind, "fentry") ? why : "");
-	else
-		ktap_print_msg("copy witness: none loaded (%s); cases assert the kernel flag only",
-			       why);
+	zc_witness_report(cx->no_witness ? "--no-witness given" : NULL);
 	/* Taps on this host: the first thing to look at when zero-copy copies. */
 	zc_taps_report(cx->k.t.origin_nsfd, "the starting network namespace");
 }
