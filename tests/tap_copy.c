@@ -43,7 +43,6 @@
 #include "meter.h"
 #include "nsdev.h"
 #include "probe.h"
-#include "rxpair.h"
 #include "runner.h"
 #include "sink.h"
 #include "sock.h"
