@@ -694,6 +694,13 @@ static void body_hang(const struct zc_case *c, void *ctx)
 	ktap_pass(c->name);
 }
 
+/* Not the deviation an expected failure names: half the sends copied. */
+static void body_unexpected(const struct zc_case *c, void *ctx)
+{
+	ktap_fail_unexpected(c->name, "%s: mixed verdicts: copied 4, zero-copy 4",
+			     c->name);
+}
+
 static enum zc_pre pre_skip(const struct zc_case *c, void *ctx, struct zc_why *why)
 {
 	zc_why_set(why, "a foreign packet tap on the sender");
@@ -732,6 +739,50 @@ static const struct zc_case row_cases[] = {
 	{ "r.hang", body_hang, .timeout = 1 },
 	{ "r.after", body_pass },
 };
+
+/* A precondition's expected failure covers the deviation, nothing else. */
+static const struct zc_case pre_xfail_cases[] = {
+	{ "x.deviation", body_fail, .pre = pre_xfail },
+	{ "x.clean", body_pass, .pre = pre_xfail },
+	{ "x.unexpected", body_unexpected, .pre = pre_xfail },
+	{ "x.unexpected_row", body_unexpected, .xfail = "known: bug X" },
+	{ "x.unexpected_plain", body_unexpected },
+};
+
+/* What the table prints: one check per line that must be there. */
+static const struct {
+	const char *line, *check;
+} pre_xfail_lines[] = {
+	{ "\nok 1 x.deviation # XFAIL device has no zero-copy\n",
+	  "rows.pre_xfail_expected_deviation_is_xfail" },
+	{ "\nok 2 x.clean # XPASS device has no zero-copy\n",
+	  "rows.pre_xfail_clean_pass_is_xpass" },
+	{ "\nnot ok 3 x.unexpected\n",
+	  "rows.pre_xfail_unexpected_failure_stays_fail" },
+	{ "# x.unexpected: mixed verdicts: copied 4, zero-copy 4\n",
+	  "rows.pre_xfail_unexpected_failure_says_what" },
+	{ "# x.unexpected: not the expected failure (device has no zero-copy)\n",
+	  "rows.pre_xfail_unexpected_failure_names_the_expected" },
+	{ "\nnot ok 4 x.unexpected_row\n",
+	  "rows.xfail_row_unexpected_failure_stays_fail" },
+	{ "\nnot ok 5 x.unexpected_plain\n",
+	  "rows.unexpected_failure_without_xfail_fails" },
+	{ "pass:0 fail:3 xfail:1 xpass:1 skip:0 error:0",
+	  "rows.pre_xfail_totals" },
+};
+
+static void test_pre_xfail(void)
+{
+	int rc;
+	size_t i;
+	char *out = capture_cases(pre_xfail_cases,
+				  ZC_ARRAY_SIZE(pre_xfail_cases), &rc);
+
+	for (i = 0; i < ZC_ARRAY_SIZE(pre_xfail_lines); i++)
+		check(out && strstr(out, pre_xfail_lines[i].line),
+		      pre_xfail_lines[i].check, out);
+	check(rc == KSFT_FAIL, "rows.pre_xfail_exit_code", out);
+}
 
 static void test_case_rows(void)
 {
@@ -817,6 +868,7 @@ int main(void)
 	test_kmsg_parse();
 	test_kmsg_runner();
 	test_case_rows();
+	test_pre_xfail();
 	printf("1..%d\n", num);
 	return failed ? 1 : 0;
 }

@@ -26,6 +26,7 @@ static int nearly;
  */
 static struct {
 	bool active, have, ok;
+	bool unexpected;	/* a FAIL no expected failure may cover */
 	unsigned int *counter;
 	const char *directive;
 	char name[160];
@@ -160,6 +161,11 @@ void ktap_hold_release(void)
 	memset(&held, 0, sizeof(held));
 }
 
+bool ktap_held_unexpected(void)
+{
+	return held.have && held.unexpected;
+}
+
 enum ktap_status ktap_held(void)
 {
 	if (!held.have)
@@ -217,6 +223,19 @@ void ktap_fail(const char *name, const char *fmt, ...)
 		va_end(ap);
 	}
 	result(&counts.fail, false, name, NULL, NULL);
+}
+
+void ktap_fail_unexpected(const char *name, const char *fmt, ...)
+{
+	bool had = held.have;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(fmt, ap);
+	va_end(ap);
+	result(&counts.fail, false, name, NULL, NULL);
+	if (held.active && !had && held.have)
+		held.unexpected = true;
 }
 
 static void directive(unsigned int *counter, const char *name,

@@ -46,6 +46,14 @@ void ktap_xfail(const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void ktap_xpass(const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/*
+ * A failure that is not the deviation the case's expected failure names
+ * (a mix of outcomes where all one way was expected, a witness that
+ * disagrees with the kernel): FAIL, and it stays FAIL when the runner
+ * applies an expected failure (a row's xfail, a precondition's ZC_XFAIL).
+ */
+void ktap_fail_unexpected(const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* pass when ok, otherwise fail with the reason */
 void ktap_result(const char *name, bool ok, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -87,6 +95,8 @@ void __attribute__((noreturn)) ktap_exit_fail_msg(const char *fmt, ...)
 enum ktap_status { KTAP_NONE, KTAP_PASS, KTAP_FAIL, KTAP_SKIP, KTAP_XFAIL, KTAP_XPASS };
 void ktap_hold(void);
 enum ktap_status ktap_held(void);
+/* Is the held result a ktap_fail_unexpected()? */
+bool ktap_held_unexpected(void);
 void ktap_hold_change(enum ktap_status to, const char *reason);
 void ktap_hold_release(void);
 /* A fault of the binary rather than of a case (fails the run). */

@@ -117,12 +117,18 @@ static void kmsg_verdict(const char *name)
 	}
 }
 
-/* An expected failure turns FAIL into XFAIL and PASS into XPASS. */
-static void expect_failure(const char *reason)
+/*
+ * An expected failure turns FAIL into XFAIL and PASS into XPASS; a
+ * failure the body reported as unexpected (ktap_fail_unexpected) is not
+ * the one expected and stays FAIL.
+ */
+static void expect_failure(const char *name, const char *reason)
 {
 	enum ktap_status st = ktap_held();
 
-	if (st == KTAP_FAIL)
+	if (st == KTAP_FAIL && ktap_held_unexpected())
+		ktap_print_msg("%s: not the expected failure (%s)", name, reason);
+	else if (st == KTAP_FAIL)
 		ktap_hold_change(KTAP_XFAIL, reason);
 	else if (st == KTAP_PASS)
 		ktap_hold_change(KTAP_XPASS, reason);
@@ -237,9 +243,9 @@ static void run_case(const struct zc_case *c, void *ctx, bool watch)
 	}
 	run_body(c, ctx);
 	if (pre == ZC_XFAIL)
-		expect_failure(why.msg);
+		expect_failure(c->name, why.msg);
 	else if (c->xfail)
-		expect_failure(c->xfail);
+		expect_failure(c->name, c->xfail);
 	if (watch)
 		kmsg_verdict(c->name);
 	ktap_hold_release();

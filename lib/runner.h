@@ -36,6 +36,12 @@ enum zc_pre {
  * The one hook for what only run time knows (a foreign tap, a device
  * property, a kernel feature): it returns the row's expectation, or a
  * SKIP or XFAIL with its reason. It never changes what the body checks.
+ *
+ * Under ZC_XFAIL (as under a row's xfail) the body's FAIL becomes XFAIL
+ * and its PASS XPASS; a body that sees a failure other than the expected
+ * deviation reports it with ktap_fail_unexpected() (ktap.h), which stays
+ * FAIL: "every send copied" may be the known deviation, "half of them
+ * copied" never is.
  */
 typedef enum zc_pre (*zc_pre_fn)(const struct zc_case *c, void *ctx,
 				 struct zc_why *why);
@@ -46,7 +52,7 @@ struct zc_case {
 	const void *arg;	/* the row's data: what the case does and expects */
 	/*
 	 * A known failure: when set, the body's FAIL is reported as XFAIL
-	 * with this reason, its PASS as XPASS.
+	 * with this reason, its PASS as XPASS (ktap_fail_unexpected: FAIL).
 	 */
 	const char *xfail;
 	zc_pre_fn pre;		/* optional */
