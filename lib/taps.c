@@ -512,3 +512,39 @@ const struct zc_tap *zc_tap_find(const struct zc_tap *taps, int n, int fd)
 			return &taps[i];
 	return NULL;
 }
+
+static int spec_ifindex(const struct zc_topo *t, const struct zc_tap_spec *s)
+{
+	if (s->dev == ZC_TAP_LO)
+		return 1;
+	if (s->dev != ZC_TAP_EGRESS)
+		return 0;
+	return s->ns == ZC_TAP_RECEIVER ? t->b.ifindex : t->a.ifindex;
+}
+
+int zc_tap_spec_open(const struct zc_topo *t, const struct zc_tap_spec *s)
+{
+	if (s->ns == ZC_TAP_NONE)
+		return -ENOENT;
+	return zc_tap_open_on(s->ns == ZC_TAP_RECEIVER ? t->b.nsfd : t->a.nsfd,
+			      spec_ifindex(t, s), s->ignore_outgoing);
+}
+
+bool zc_tap_spec_listed(const struct zc_topo *t, const struct zc_tap_spec *s,
+			const struct zc_tap *tap, struct zc_why *why)
+{
+	char line[320];
+
+	if (!tap)
+		return !zc_why_set(why, "tap (ns %d, dev %d) not listed", s->ns,
+				   s->dev);
+	zc_tap_format(tap, line, sizeof(line));
+	ktap_print_msg("%s", line);
+	if (tap->pid != getpid() ||
+	    tap->ignore_outgoing != s->ignore_outgoing ||
+	    tap->copies_tx == s->ignore_outgoing ||
+	    tap->ifindex != spec_ifindex(t, s) || tap->proto != ETH_P_ALL ||
+	    !tap->running)
+		return !zc_why_set(why, "wrong listing: %s", line);
+	return true;
+}
