@@ -32,6 +32,17 @@ int zc_sink_probe(const cap_value_t *caps, int ncaps, struct zc_sink_feat *f,
 	return 0;
 }
 
+int zc_sink_feat_need(const struct zc_sink_feat *f, bool uring, bool sink,
+		      const char *what, struct zc_why *why)
+{
+	if (uring && f->uring.msg[0])
+		return zc_why_set(why, "%s", f->uring.msg);
+	if (sink && f->bpf.msg[0])
+		return zc_why_set(why, "needs the tc drop sink%s: %s", what,
+				  f->bpf.msg);
+	return 0;
+}
+
 int zc_sink_setup(struct zc_sink *k, int mtu, int port, bool bpf,
 		  struct zc_why *why)
 {

@@ -37,6 +37,14 @@ struct zc_sink_feat {
 int zc_sink_probe(const cap_value_t *caps, int ncaps, struct zc_sink_feat *f,
 		  struct zc_why *why);
 
+/*
+ * What a case needs of f: io_uring SEND_ZC when uring, the tc drop sink
+ * (BPF) when sink ("needs the tc drop sink" WHAT: the reason). 0, or -1
+ * with why: the case skips.
+ */
+int zc_sink_feat_need(const struct zc_sink_feat *f, bool uring, bool sink,
+		      const char *what, struct zc_why *why);
+
 struct zc_sink {
 	struct zc_topo t;
 	struct tc_drop *skel;	/* NULL: no BPF here, the topology only */
