@@ -3,9 +3,9 @@
  * Judging zero-copy sends one by one: the kernel's verdict on each send
  * (zc_sender_verdict) against what the case expects, and against the copy
  * witness (lib/witness.h), which sees the copy functions run. A tally of
- * one case's sends, and the judgements for a known deviation (XFAIL, or
- * XPASS once the kernel changed) and for veth's XDP copy the kernel's
- * flag does not report.
+ * one case's sends, and the judgements: against the expectation (the
+ * deviation an expected failure covers told from any other), and for
+ * veth's XDP copy the kernel's flag does not report.
  */
 #ifndef ZC_COPYJUDGE_H
 #define ZC_COPYJUDGE_H
@@ -33,12 +33,12 @@ const char *zc_verdict_name(int v);
 void zc_copy_tally_add(struct zc_copy_tally *t, long i, int verdict, int want,
 		       const struct zc_witness_counts *d);
 /*
- * A known deviation of this kernel: every send expect is XFAIL (what says
- * why), every send the other way XPASS; witness disagreements or a mix
- * FAIL.
+ * Every send as expected, the witness agreeing: PASS. Every send the
+ * other way, the witness agreeing: FAIL, the one deviation an expected
+ * failure (lib/runner.h) may cover. A mix, or the witness disagreeing
+ * with the kernel: ktap_fail_unexpected, FAIL whatever was expected.
  */
-void zc_copy_judge_xfail(const char *name, const struct zc_copy_tally *t,
-			 int expect, const char *what);
+void zc_copy_judge(const char *name, const struct zc_copy_tally *t);
 /*
  * veth under XDP copies every skb (veth_copy names where) while the kernel
  * reports zero-copy: XFAIL with what the witness saw, XPASS once the

@@ -39,7 +39,6 @@
 
 #include "compat.h"
 #include "copyjudge.h"
-#include "env.h"
 #include "meter.h"
 #include "nsdev.h"
 #include "probe.h"
@@ -77,17 +76,12 @@
 /* Where veth copies for XDP, when the witness cannot say. */
 #define VETH_XDP_COPY	"skb_pp_cow_data on 6.8+, veth_xdp_rcv_skb before"
 
+/* Where the sends go; a packet tap on the way is the row's tap column. */
 enum setup {
-	SETUP_NONE,		/* clean: tc drop, no tap */
-	SETUP_TAP_A,		/* ETH_P_ALL, unbound, sender namespace */
-	SETUP_TAP_A_DEV,	/* bound to the egress veth */
-	SETUP_TAP_B,		/* unbound, receiving namespace */
-	SETUP_TAP_IGNORE,	/* sender namespace, PACKET_IGNORE_OUTGOING */
-	SETUP_TAP_OTHER_DEV,	/* sender namespace, bound to lo */
-	SETUP_TOGGLE,		/* tap opened/closed per TOGGLE_PATTERN */
+	SETUP_SINK,		/* tc drop at b's ingress */
 	SETUP_LOCAL,		/* receiver bound in b, no drop */
 	SETUP_LOOPBACK,		/* receiver on 127.0.0.1 in a */
-	SETUP_FRAG,		/* datagram above the MTU */
+	SETUP_FRAG,		/* datagram above the MTU, to the sink */
 	SETUP_XDP,		/* XDP_DROP on b instead of tc */
 };
 
@@ -97,9 +91,10 @@ struct expect {
 	enum zc_wit_expect wit;
 	const char *what;		/* one line: why this verdict */
 	/*
-	 * A tap in a namespace this path does not belong to, and where it
-	 * sees the packet: with one global tap list (before 6.15) that copies
-	 * every send, a known deviation (XFAIL); unknown scope: SKIP.
+	 * The row's tap is in a namespace this path does not belong to, and
+	 * this is where it sees the packet: with one global tap list (before
+	 * 6.15) every send is copied, a known deviation pre_verdict expects
+	 * (XFAIL); with the tap lists' scope unknown: SKIP.
 	 */
 	const char *foreign;
 };
@@ -107,6 +102,8 @@ struct expect {
 /* How a case is set up, and what that gives over veth and a ZC_PAIR. */
 struct way {
 	enum setup setup;
+	struct zc_tap_spec tap;		/* the tap open during the sends */
+	const char *toggle;		/* or opened/closed per send (verdictrun.h) */
 	struct expect veth, pair;
 };
 
@@ -152,39 +149,45 @@ static enum zc_pre pre_rate(const struct zc_case *c, void *arg,
 
 /* ---- the ways a send can go, and what each gives per topology ---- */
 
-static const struct way notap = { SETUP_NONE,
+#define TAP_A		{ ZC_TAP_SENDER }
+#define TAP_A_DEV	{ ZC_TAP_SENDER, ZC_TAP_EGRESS }
+#define TAP_A_LO	{ ZC_TAP_SENDER, ZC_TAP_LO }
+#define TAP_A_IGNORE	{ ZC_TAP_SENDER, .ignore_outgoing = true }
+#define TAP_B		{ ZC_TAP_RECEIVER }
+
+static const struct way notap = { SETUP_SINK,
 	.veth = { ZC, UBUFS, "tc drop at the receiving veth frees the skb untouched: zero-copy" },
 	.pair = { ZC, UBUFS, "the sender's skb leaves through the egress device and is freed at TX completion, tc drops the frame as the receiving device receives it: zero-copy" },
 };
 
-static const struct way tap_a = { SETUP_TAP_A,
+static const struct way tap_a = { SETUP_SINK, TAP_A,
 	.veth = { CP, UBUFS, "ETH_P_ALL tap in the sender namespace: dev_queue_xmit_nit -> skb_copy_ubufs" },
 	.pair = { CP, UBUFS, "ETH_P_ALL tap in the sender namespace: dev_queue_xmit_nit -> skb_copy_ubufs" },
 };
 
-static const struct way tap_dev = { SETUP_TAP_A_DEV,
+static const struct way tap_dev = { SETUP_SINK, TAP_A_DEV,
 	.veth = { CP, UBUFS, "ETH_P_ALL tap bound to the egress veth: dev_queue_xmit_nit -> skb_copy_ubufs" },
 	.pair = { CP, UBUFS, "ETH_P_ALL tap bound to the egress device: dev_queue_xmit_nit -> skb_copy_ubufs" },
 };
 
-static const struct way tap_b = { SETUP_TAP_B,
+static const struct way tap_b = { SETUP_SINK, TAP_B,
 	.veth = { CP, UBUFS, "ETH_P_ALL tap in the receiving namespace: __netif_receive_skb_core -> skb_copy_ubufs before tc (with one global tap list, " GLOBAL_TAPS ", already dev_queue_xmit_nit in the sender namespace)" },
 	.pair = { ZC, UBUFS, "ETH_P_ALL tap in the receiving namespace sees only the receiving device's own skbs (per-namespace taps): zero-copy",
 		  .foreign = "dev_queue_xmit_nit on the sender's device" },
 };
 
-static const struct way tap_ignore = { SETUP_TAP_IGNORE,
+static const struct way tap_ignore = { SETUP_SINK, TAP_A_IGNORE,
 	.veth = { ZC, UBUFS, "tap with PACKET_IGNORE_OUTGOING in the sender namespace: skipped on transmit, and veth's receive in the other namespace does not see it (per-namespace taps): zero-copy",
 		  .foreign = "veth's receive in the receiving namespace (__netif_receive_skb_core -> deliver_skb)" },
 	.pair = { ZC, UBUFS, "tap with PACKET_IGNORE_OUTGOING: skipped on transmit, and on receive it sees the receiving device's own skbs: zero-copy" },
 };
 
-static const struct way tap_other = { SETUP_TAP_OTHER_DEV,
+static const struct way tap_other = { SETUP_SINK, TAP_A_LO,
 	.veth = { ZC, UBUFS, "tap bound to lo: not on the egress path, zero-copy" },
 	.pair = { ZC, UBUFS, "tap bound to lo: not on the egress path, zero-copy" },
 };
 
-static const struct way toggle = { SETUP_TOGGLE,
+static const struct way toggle = { SETUP_SINK, TAP_A, TOGGLE_PATTERN,
 	.veth = { ZC, UBUFS, "tap opened/closed between sends (" TOGGLE_PATTERN "): verdicts follow per send" },
 	.pair = { ZC, UBUFS, "tap opened/closed between sends (" TOGGLE_PATTERN "): verdicts follow per send" },
 };
@@ -255,26 +258,11 @@ static const struct zc_case cases[] = {
 	{ .name = "rate.sendzc_fixed", .pre = pre_rate, .fn = case_rate, .arg = RCASE(ZC_MODE_SEND_ZC_FIXED, "sendzc_fixed", RATE_DEPTH) },
 };
 
-/* What one case expects here: the row's column for this topology and kernel. */
-struct plan {
-	int expect;			/* ZC_VERDICT_* for every send */
-	enum zc_wit_expect wit;
-	/*
-	 * expect is this kernel's known deviation from the ideal: all sends
-	 * as expected is an XFAIL, all the other way (with the witness
-	 * agreeing) an XPASS.
-	 */
-	bool xfail;
-	char what[512];			/* why this verdict, here */
-};
-
 /* One verdict case: lib/verdictrun's sends, and the path around them. */
 struct vrun {
 	struct zc_vrun run;
 	struct ctx *cx;
 	const struct vcase *v;
-	struct plan p;
-	int tap_fd;
 	int mtu_restore;		/* 0, or the MTU the fragment case lowered */
 	bool xdp_on;
 };
@@ -285,7 +273,6 @@ static const struct expect *expect_here(const struct ctx *cx,
 static void vrun_init(struct vrun *r);
 static int vrun_open(struct vrun *r, struct zc_why *why);
 static const char *witness_kind(const struct ctx *cx, const char **why);
-static int tap_for(struct ctx *cx, enum setup s);
 static size_t udp_size(const struct ctx *cx, int family);
 
 /* ---- cases ---- */
@@ -293,7 +280,9 @@ static size_t udp_size(const struct ctx *cx, int family);
 /*
  * Without BPF (a user namespace) there is no tc sink and no witness: the
  * cases with their own receiver still run, on the kernel's flag alone.
- * A foreign tap's effect is unknown without BTF to tell its scope.
+ * A tap in another namespace than the path's copies on a kernel with one
+ * global tap list: the row's known deviation, XFAIL; without BTF to tell
+ * the tap lists' scope, SKIP.
  */
 static enum zc_pre pre_verdict(const struct zc_case *c, void *arg,
 			       struct zc_why *why)
@@ -301,60 +290,27 @@ static enum zc_pre pre_verdict(const struct zc_case *c, void *arg,
 	const struct vcase *v = c->arg;
 	enum setup s = v->way->setup;
 	struct ctx *cx = arg;
+	const char *foreign = expect_here(cx, v)->foreign;
 
 	diag_once(cx);
-	if (zc_send_mode_uring(v->mode) && cx->feat.uring.msg[0])
-		return zc_why_set(why, "%s", cx->feat.uring.msg), ZC_SKIP;
-	if (s != SETUP_LOCAL && s != SETUP_LOOPBACK && cx->feat.bpf.msg[0])
-		return zc_why_set(why, "needs the tc drop sink%s: %s",
-				  s == SETUP_XDP ? " and an XDP program" : "",
-				  cx->feat.bpf.msg), ZC_SKIP;
-	if (expect_here(cx, v)->foreign && cx->netns_taps < 0)
+	if (zc_sink_feat_need(&cx->feat, zc_send_mode_uring(v->mode),
+			      s != SETUP_LOCAL && s != SETUP_LOOPBACK,
+			      s == SETUP_XDP ? " and an XDP program" : "", why))
+		return ZC_SKIP;
+	if (foreign && cx->netns_taps < 0)
 		return zc_why_set(why, "cannot tell whether packet taps are per namespace: no vmlinux BTF to look for struct net.ptype_all (%s)",
 				  strerror(-cx->netns_taps)), ZC_SKIP;
+	if (foreign && !cx->netns_taps)
+		return zc_why_set(why, "copied by a tap in another namespace: %s, so %s -> skb_orphan_frags_rx -> skb_copy_ubufs, before af_packet drops it as foreign",
+				  GLOBAL_TAPS, foreign), ZC_XFAIL;
 	return ZC_RUN;
-}
-
-/*
- * A case that did not go as planned, with a cause outside the kernel
- * (zc_env_copy_cause: a foreign tap that applies on this kernel, an
- * offload the device lacks): the environment explains the copy, so the
- * case cannot judge the kernel. Without such a cause it still fails.
- */
-static bool env_explains(const struct zc_case *c, struct ctx *cx)
-{
-	struct zc_why why;
-
-	if (!zc_env_copy_cause(&cx->k.t, &why))
-		return false;
-	ktap_skip(c->name, "%s", why.msg);
-	return true;
-}
-
-static void verdict_judge(const struct zc_case *c, struct ctx *cx,
-			  struct vrun *r)
-{
-	const struct zc_copy_tally *t = &r->run.t;
-
-	if ((t->kern_bad || t->wit_bad || (r->p.wit == ZC_WIT_PP_COW && t->copied)) &&
-	    env_explains(c, cx))
-		return;
-	if (r->p.wit == ZC_WIT_PP_COW)
-		zc_copy_judge_xdp(c->name, t, VETH_XDP_COPY);
-	else if (r->p.xfail)
-		zc_copy_judge_xfail(c->name, t, r->p.expect, r->p.what);
-	else
-		ktap_result(c->name, !t->kern_bad && !t->wit_bad, "%s: %ld kernel mismatches, %ld witness disagreements; first: %s",
-			    c->name, t->kern_bad, t->wit_bad, t->first_bad);
 }
 
 static void case_verdict(const struct zc_case *c, void *arg)
 {
-	struct vrun r = { .cx = arg, .v = c->arg, .tap_fd = -1 };
+	struct vrun r = { .cx = arg, .v = c->arg };
 	struct zc_why why = { "" };
 	const char *nowit;
-	char traffic[128];
-	bool seen;
 	int ret;
 
 	vrun_init(&r);
@@ -367,79 +323,40 @@ static void case_verdict(const struct zc_case *c, void *arg)
 			ktap_fail(c->name, "%s: %s", c->name, why.msg);
 		return;
 	}
-	ret = zc_vrun_sends(&r.run, &why);
-	seen = zc_vrun_traffic(&r.run, SETTLE_S, traffic, sizeof(traffic));
-	zc_vrun_close(&r.run);
-	if (ret) {
-		ktap_fail(c->name, "%s: %s", c->name, why.msg);
-		return;
-	}
-	zc_vrun_summary(c->name, &r.run, traffic,
-			witness_kind(r.cx, &nowit) ? NULL : nowit);
-	ktap_print_msg("%s: %s", c->name, r.p.what);
-	if (!seen)
-		ktap_fail(c->name, "%s: no real traffic behind the verdicts: %s",
-			  c->name, traffic);
-	else
-		verdict_judge(c, r.cx, &r);
+	zc_vrun_case(c->name, &r.run, expect_here(r.cx, r.v)->what,
+		     witness_kind(r.cx, &nowit) ? NULL : nowit);
 }
 
 /* ---- tap listing against taps we open ---- */
 
-struct tap_want {
-	enum setup setup;
-	bool copies_tx;
-	int ignore_outgoing;
+static const struct way *const tap_wants[] = {
+	&tap_a, &tap_dev, &tap_ignore, &tap_other,
 };
-
-static const struct tap_want tap_wants[] = {
-	{ SETUP_TAP_A, true, 0 },
-	{ SETUP_TAP_A_DEV, true, 0 },
-	{ SETUP_TAP_IGNORE, false, 1 },
-	{ SETUP_TAP_OTHER_DEV, true, 0 },
-};
-
-static bool check_tap(struct ctx *cx, const struct zc_tap *t,
-		      const struct tap_want *w, struct zc_why *why)
-{
-	int ifindex = w->setup == SETUP_TAP_A_DEV ? cx->k.t.a.ifindex :
-		      w->setup == SETUP_TAP_OTHER_DEV ? 1 : 0;
-	char line[320];
-
-	if (!t)
-		return !zc_why_set(why, "tap of setup %d not listed", w->setup);
-	zc_tap_format(t, line, sizeof(line));
-	ktap_print_msg("%s", line);
-	if (t->pid != getpid() || t->ignore_outgoing != w->ignore_outgoing ||
-	    t->copies_tx != w->copies_tx || t->ifindex != ifindex ||
-	    t->proto != 0x0003 || !t->running)
-		return !zc_why_set(why, "wrong listing: %s", line);
-	return true;
-}
 
 static void case_list_taps(const struct zc_case *c, void *arg)
 {
 	int fds[ZC_ARRAY_SIZE(tap_wants)], n, i, want = ZC_ARRAY_SIZE(tap_wants);
 	struct ctx *cx = arg;
+	const struct zc_topo *t = &cx->k.t;
 	struct zc_tap taps[32];
 	struct zc_why why = { "" };
 	bool ok = true;
 
 	diag_once(cx);
 	for (i = 0; i < want; i++)
-		fds[i] = tap_for(cx, tap_wants[i].setup);
-	n = zc_taps_list(cx->k.t.a.nsfd, taps, ZC_ARRAY_SIZE(taps));
+		fds[i] = zc_tap_spec_open(t, &tap_wants[i]->tap);
+	n = zc_taps_list(t->a.nsfd, taps, ZC_ARRAY_SIZE(taps));
 	if (n < 0)
 		zc_why_set(&why, "list: %s", strerror(-n));
 	for (i = 0; n >= 0 && ok && i < want; i++) {
 		if (fds[i] < 0)
 			ok = !zc_why_set(&why, "open tap: %s", strerror(-fds[i]));
 		else
-			ok = check_tap(cx, zc_tap_find(taps, n, fds[i]), &tap_wants[i],
-				       &why);
+			ok = zc_tap_spec_listed(t, &tap_wants[i]->tap,
+						zc_tap_find(taps, n, fds[i]), &why);
 	}
 	/* The topology's own namespaces start with no tap at all. */
-	if (ok && n != want + (cx->k.t.inject_tap_fd >= 0))
+	if (ok && n != want + (t->inject_tap_fd >= 0))
 		ok = !zc_why_set(&why, "%d packet sockets listed, opened %d", n, want);
 	for (i = 0; i < want; i++)
 		if (fds[i] >= 0)
@@ -456,11 +373,9 @@ static enum zc_pre pre_rate(const struct zc_case *c, void *arg,
 	struct ctx *cx = arg;
 
 	diag_once(cx);
-	if (zc_send_mode_uring(rc->mode) && cx->feat.uring.msg[0])
-		return zc_why_set(why, "%s", cx->feat.uring.msg), ZC_SKIP;
-	if (cx->feat.bpf.msg[0])
-		return zc_why_set(why, "needs the tc drop sink: %s", cx->feat.bpf.msg),
-		       ZC_SKIP;
+	if (zc_sink_feat_need(&cx->feat, zc_send_mode_uring(rc->mode), true, "",
+			      why))
+		return ZC_SKIP;
 	return ZC_RUN;
 }
 
@@ -546,28 +461,6 @@ static const struct expect *expect_here(const struct ctx *cx,
 	return cx->k.t.real_pair ? &v->way->pair : &v->way->veth;
 }
 
-/*
- * The row's column for this topology; a foreign tap on a kernel with one
- * global tap list copies, this kernel's known deviation from it.
- */
-static void plan_case(const struct ctx *cx, const struct vcase *v,
-		      struct plan *p)
-{
-	const struct expect *e = expect_here(cx, v);
-
-	memset(p, 0, sizeof(*p));
-	p->expect = e->verdict;
-	p->wit = e->wit;
-	snprintf(p->what, sizeof(p->what), "%s", e->what);
-	if (!e->foreign || cx->netns_taps != 0)
-		return;
-	p->expect = ZC_VERDICT_COPIED;
-	p->xfail = true;
-	snprintf(p->what, sizeof(p->what),
-		 "copied by a tap in another namespace: %s, so %s -> skb_orphan_frags_rx -> skb_copy_ubufs, before af_packet drops it as foreign",
-		 GLOBAL_TAPS, e->foreign);
-}
-
 /* ---- diagnosis ---- */
 
 /* The witness kind, or NULL with *why saying why none is loaded. */
@@ -643,28 +536,7 @@ static int xdp_set(struct ctx *cx, bool on)
 	return zc_nsdev_xdp(&cx->k.t.b, prog_fd, XDP_FLAGS_DRV_MODE);
 }
 
-static int tap_for(struct ctx *cx, enum setup s)
-{
-	const struct zc_topo *t = &cx->k.t;
-
-	switch (s) {
-	case SETUP_TAP_A:
-	case SETUP_TOGGLE:
-		return zc_tap_open_on(t->a.nsfd, 0, false);
-	case SETUP_TAP_A_DEV:
-		return zc_tap_open_on(t->a.nsfd, t->a.ifindex, false);
-	case SETUP_TAP_B:
-		return zc_tap_open_on(t->b.nsfd, 0, false);
-	case SETUP_TAP_IGNORE:
-		return zc_tap_open_on(t->a.nsfd, 0, true);
-	case SETUP_TAP_OTHER_DEV:
-		return zc_tap_open_on(t->a.nsfd, 1 /* lo */, false);
-	default:
-		return -ENOENT;
-	}
-}
-
-/* Tap, MTU, XDP as the case wants. */
+/* MTU and XDP as the case wants (lib/verdictrun opens its tap). */
 static int vrun_path(struct zc_vrun *run, struct zc_why *why)
 {
 	struct vrun *r = run->ctx;
@@ -672,12 +544,6 @@ static int vrun_path(struct zc_vrun *run, struct zc_why *why)
 	enum setup s = r->v->way->setup;
 	int ret;
 
-	if (s >= SETUP_TAP_A && s <= SETUP_TAP_OTHER_DEV) {
-		r->tap_fd = tap_for(cx, s);
-		if (r->tap_fd < 0)
-			return zc_why_set(why, "open tap: %s",
-					  strerror(-r->tap_fd)), r->tap_fd;
-	}
 	/*
 	 * No datagram exceeds veth's 65535: lower it. A real pair keeps its
 	 * MTU, a change would take its carrier away for a while.
@@ -717,34 +583,6 @@ static void vrun_unpath(struct zc_vrun *run)
 	if (r->mtu_restore && zc_topo_set_mtu(&cx->k.t, r->mtu_restore))
 		ktap_print_msg("restoring MTU %d failed", r->mtu_restore);
 	zc_sink_set_port(&cx->k, SINK_PORT);
-	if (r->tap_fd >= 0)
-		close(r->tap_fd);
-}
-
-static int want_for(const struct zc_vrun *run, long i)
-{
-	const struct vrun *r = run->ctx;
-
-	if (r->v->way->setup == SETUP_TOGGLE)
-		return TOGGLE_PATTERN[i % (sizeof(TOGGLE_PATTERN) - 1)] == '1' ?
-		       ZC_VERDICT_COPIED : ZC_VERDICT_ZEROCOPY;
-	return r->p.expect;
-}
-
-static int toggle_tap(struct zc_vrun *run, long i)
-{
-	bool want_open = want_for(run, i) == ZC_VERDICT_COPIED;
-	struct vrun *r = run->ctx;
-
-	if (r->v->way->setup != SETUP_TOGGLE || want_open == (r->tap_fd >= 0))
-		return 0;
-	if (!want_open) {
-		close(r->tap_fd);
-		r->tap_fd = -1;
-		return 0;
-	}
-	r->tap_fd = tap_for(r->cx, SETUP_TOGGLE);
-	return r->tap_fd < 0 ? r->tap_fd : 0;
 }
 
 static uint64_t vrun_sunk(const struct zc_vrun *run)
@@ -757,8 +595,7 @@ static uint64_t vrun_sunk(const struct zc_vrun *run)
 }
 
 static const struct zc_vrun_ops vrun_ops = {
-	.path = vrun_path, .unpath = vrun_unpath, .want = want_for,
-	.step = toggle_tap, .sunk = vrun_sunk,
+	.path = vrun_path, .unpath = vrun_unpath, .sunk = vrun_sunk,
 };
 
 static size_t case_size(const struct ctx *cx, const struct vcase *v)
@@ -773,24 +610,28 @@ static size_t case_size(const struct ctx *cx, const struct vcase *v)
 static void vrun_init(struct vrun *r)
 {
 	const struct vcase *v = r->v;
+	const struct expect *e = expect_here(r->cx, v);
 	struct zc_vrun *run = &r->run;
 
-	plan_case(r->cx, v, &r->p);
 	run->ops = &vrun_ops;
 	run->ctx = r;
+	run->topo = &r->cx->k.t;
 	run->mode = v->mode;
 	run->family = v->family;
 	run->type = v->type;
 	run->size = case_size(r->cx, v);
+	run->sends = r->cx->sends;
+	run->want = e->verdict;
+	run->tap = &v->way->tap;
+	run->toggle = v->way->toggle;
 	run->verdict_s = VERDICT_S;
+	run->settle_s = SETTLE_S;
 	run->sink = v->way->setup == SETUP_XDP ? "XDP" : "tc";
+	run->xdp_copy = VETH_XDP_COPY;
 	run->fd = -1;
 	run->rx_fd = -1;
-	run->t.wit = r->p.wit;
-	/* The toggle case runs its whole pattern at least once. */
-	run->sends = r->cx->sends;
-	if (v->way->setup == SETUP_TOGGLE && run->sends < (long)strlen(TOGGLE_PATTERN))
-		run->sends = strlen(TOGGLE_PATTERN);
+	run->tap_fd = -1;
+	run->t.wit = e->wit;
 }
 
 /*
