@@ -205,8 +205,9 @@ static enum zc_pre pre_case(const struct zc_case *zc, void *arg,
 	const struct req *a = zc->arg;
 	struct ctx *c = arg;
 
-	if (zc_send_mode_uring(a->mode) && c->feat.uring.msg[0])
-		return zc_why_set(why, "%s", c->feat.uring.msg), ZC_SKIP;
+	if (zc_sink_feat_need(&c->feat, zc_send_mode_uring(a->mode), false, "",
+			      why))
+		return ZC_SKIP;
 	if (a->mode == ZC_MODE_SENDMSG_ZC && !c->feat.sendmsg_zc)
 		return zc_why_set(why, "kernel lacks IORING_OP_SENDMSG_ZC"), ZC_SKIP;
 	if (a->kind == K_LIFETIME && is_udp(a->proto) &&
@@ -216,13 +217,10 @@ static enum zc_pre pre_case(const struct zc_case *zc, void *arg,
 	if (a->kind >= K_USAGE_ZC && a->kind <= K_USAGE_COPIED && !c->have_usage)
 		return zc_why_set(why, "%s", c->usage_why.msg), ZC_SKIP;
 	/* Any local receiver copies: zero-copy needs the tc sink. */
-	if (a->kind == K_USAGE_ZC && !c->k.skel)
-		return zc_why_set(why, "needs the tc drop sink for a path that does not copy: %s",
-				  c->feat.bpf.msg), ZC_SKIP;
-	if (a->kind == K_RATE && !c->k.skel)
-		return zc_why_set(why, "needs the tc drop sink: %s", c->feat.bpf.msg),
-		       ZC_SKIP;
-	return ZC_RUN;
+	return zc_sink_feat_need(&c->feat, false,
+				 a->kind == K_USAGE_ZC || a->kind == K_RATE,
+				 a->kind == K_RATE ? "" : " for a path that does not copy",
+				 why) ? ZC_SKIP : ZC_RUN;
 }
 
 /*
