@@ -268,14 +268,18 @@ struct vrun {
 };
 
 static void diag_once(struct ctx *cx);
-static const struct expect *expect_here(const struct ctx *cx,
-					const struct vcase *v);
 static void vrun_init(struct vrun *r);
 static int vrun_open(struct vrun *r, struct zc_why *why);
-static const char *witness_kind(const struct ctx *cx, const char **why);
 static size_t udp_size(const struct ctx *cx, int family);
 
 /* ---- cases ---- */
+
+/* The row's column for this topology. */
+static const struct expect *expect_here(const struct ctx *cx,
+					const struct vcase *v)
+{
+	return cx->k.t.real_pair ? &v->way->pair : &v->way->veth;
+}
 
 /*
  * Without BPF (a user namespace) there is no tc sink and no witness: the
@@ -310,9 +314,14 @@ static void case_verdict(const struct zc_case *c, void *arg)
 {
 	struct vrun r = { .cx = arg, .v = c->arg };
 	struct zc_why why = { "" };
-	const char *nowit;
+	const char *nowit = NULL;
 	int ret;
 
+	/* No witness: the kernel's flag alone, and the summary says why. */
+	if (zc_witness_kind(&nowit))
+		nowit = NULL;
+	else if (r.cx->no_witness)
+		nowit = "--no-witness given";
 	vrun_init(&r);
 	ret = vrun_open(&r, &why);
 	if (ret) {
@@ -323,8 +332,7 @@ static void case_verdict(const struct zc_case *c, void *arg)
 			ktap_fail(c->name, "%s: %s", c->name, why.msg);
 		return;
 	}
-	zc_vrun_case(c->name, &r.run, expect_here(r.cx, r.v)->what,
-		     witness_kind(r.cx, &nowit) ? NULL : nowit);
+	zc_vrun_case(c->name, &r.run, expect_here(r.cx, r.v)->what, nowit);
 }
 
 /* ---- tap listing against taps we open ---- */
@@ -373,12 +381,9 @@ static enum zc_pre pre_rate(const struct zc_case *c, void *arg,
 	struct ctx *cx = arg;
 
 	diag_once(cx);
-	if (zc_sink_feat_need(&cx->feat, zc_send_mode_uring(rc->mode), true, "",
-			      why))
-		return ZC_SKIP;
-	return ZC_RUN;
+	return zc_sink_feat_need(&cx->feat, zc_send_mode_uring(rc->mode), true,
+				 "", why) ? ZC_SKIP : ZC_RUN;
 }
-
 
 static void arm_report(struct ctx *cx, const struct rcase *rc,
 		       const struct zc_sink_arm *sa, const char *prefix)
@@ -453,25 +458,7 @@ static void case_rate(const struct zc_case *c, void *arg)
 	ktap_pass(c->name);
 }
 
-/* ---- what a case expects here ---- */
-
-static const struct expect *expect_here(const struct ctx *cx,
-					const struct vcase *v)
-{
-	return cx->k.t.real_pair ? &v->way->pair : &v->way->veth;
-}
-
 /* ---- diagnosis ---- */
-
-/* The witness kind, or NULL with *why saying why none is loaded. */
-static const char *witness_kind(const struct ctx *cx, const char **why)
-{
-	const char *kind = zc_witness_kind(why);
-
-	if (!kind && cx->no_witness)
-		*why = "--no-witness given";
-	return kind;
-}
 
 /* --size, within one frame at the topology's MTU. */
 static size_t udp_size(const struct ctx *cx, int family)
