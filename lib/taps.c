@@ -83,14 +83,29 @@ static int read_packet_table(void *arg)
 	return 0;
 }
 
-static struct zc_tap *find_inode(struct zc_tap *taps, int n, unsigned long ino)
+/* The index of the tap with socket inode ino, or -1. */
+static int inode_index(const struct zc_tap *taps, int n, unsigned long ino)
 {
 	int i;
 
 	for (i = 0; i < n; i++)
 		if (taps[i].inode == ino)
-			return &taps[i];
-	return NULL;
+			return i;
+	return -1;
+}
+
+/* The socket inode an fd link (/proc/PID/fd/N) names; 0 if none. */
+static unsigned long link_inode(const char *path)
+{
+	char link[64];
+	unsigned long ino;
+	ssize_t l;
+
+	l = readlink(path, link, sizeof(link) - 1);
+	if (l <= 0)
+		return 0;
+	link[l] = '\0';
+	return sscanf(link, "socket:[%lu]", &ino) == 1 ? ino : 0;
 }
 
 /* Duplicate the owner's fd and ask the socket itself. */
@@ -129,7 +144,7 @@ static void read_comm(int pid, char *comm, size_t len)
 
 static void scan_pid_fds(int pid, struct zc_tap *taps, int n)
 {
-	char path[300], link[64];
+	char path[300];
 	struct dirent *de;
 	DIR *d;
 
@@ -140,20 +155,18 @@ static void scan_pid_fds(int pid, struct zc_tap *taps, int n)
 	while ((de = readdir(d))) {
 		unsigned long ino;
 		struct zc_tap *t;
-		ssize_t l;
+		int i;
 
 		if (de->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/fd/%s", pid, de->d_name);
-		l = readlink(path, link, sizeof(link) - 1);
-		if (l <= 0)
+		ino = link_inode(path);
+		if (!ino)
 			continue;
-		link[l] = '\0';
-		if (sscanf(link, "socket:[%lu]", &ino) != 1)
+		i = inode_index(taps, n, ino);
+		if (i < 0 || taps[i].pid)
 			continue;
-		t = find_inode(taps, n, ino);
-		if (!t || t->pid)
-			continue;
+		t = &taps[i];
 		t->pid = pid;
 		t->fd = atoi(de->d_name);
 		read_comm(pid, t->comm, sizeof(t->comm));
@@ -495,22 +508,14 @@ int zc_taps_report_path(const char *path, struct zc_why *why)
 
 const struct zc_tap *zc_tap_find(const struct zc_tap *taps, int n, int fd)
 {
-	char path[64], link[64];
+	char path[64];
 	unsigned long ino;
-	ssize_t l;
 	int i;
 
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	l = readlink(path, link, sizeof(link) - 1);
-	if (l <= 0)
-		return NULL;
-	link[l] = '\0';
-	if (sscanf(link, "socket:[%lu]", &ino) != 1)
-		return NULL;
-	for (i = 0; i < n; i++)
-		if (taps[i].inode == ino)
-			return &taps[i];
-	return NULL;
+	ino = link_inode(path);
+	i = ino ? inode_index(taps, n, ino) : -1;
+	return i < 0 ? NULL : &taps[i];
 }
 
 static int spec_ifindex(const struct zc_topo *t, const struct zc_tap_spec *s)
