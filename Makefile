@@ -112,7 +112,7 @@ PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lbpf -luri
 
 # In a kernel tree the tree's own UAPI headers (after "make headers")
 # come before the system's, as lib.mk does; the selftests Makefile
-# exports KHDR_INCLUDES. lib/compat.h builds with either.
+# exports KHDR_INCLUDES. lib/core/compat.h builds with either.
 ifneq ($(KSFT_DIR),)
 KHDR_INCLUDES ?= -isystem $(abspath $(KSFT_DIR)/../../..)/usr/include
 endif
@@ -121,7 +121,7 @@ endif
 # default -O2 -g); ZC_CFLAGS carries what the build needs regardless.
 CFLAGS ?= -O2 -g
 ZC_CFLAGS = -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
-	    $(LLVM_CFLAGS) -D_GNU_SOURCE -I$(TOP)/lib -I$(OUTPUT) $(KHDR_INCLUDES) \
+	    $(LLVM_CFLAGS) -D_GNU_SOURCE -I$(TOP)/lib -I$(TOP) -I$(OUTPUT) $(KHDR_INCLUDES) \
 	    $(PKG_CFLAGS) $(SANITIZE_CFLAGS) $(CFLAGS) $(USERCFLAGS)
 ZC_LDFLAGS = $(SANITIZE_CFLAGS) $(LDFLAGS) $(USERLDFLAGS)
 LDLIBS += $(PKG_LIBS) -lelf -lpthread -lm
@@ -144,9 +144,12 @@ TEST_NAMES := $(sort $(basename $(notdir $(wildcard $(TOP)/tests/*.c))))
 TEST_GEN_PROGS := $(addprefix $(OUTPUT)/,$(TEST_NAMES))
 TEST_PROGS := run_tests.sh
 TEST_FILES := settings config
-LIB_SRCS := $(wildcard $(TOP)/lib/*.c)
+# lib/ is one folder a mechanism (core, net, then the paths' own folders);
+# sources include its headers by folder ("core/ktap.h").
+LIB_DIRS := $(sort $(notdir $(patsubst %/,%,$(dir $(wildcard $(TOP)/lib/*/*.[ch])))))
+LIB_SRCS := $(wildcard $(TOP)/lib/*/*.c)
 LIB_OBJS := $(patsubst $(TOP)/lib/%.c,$(OUTPUT)/lib/%.o,$(LIB_SRCS))
-LIB_HDRS := $(wildcard $(TOP)/lib/*.h)
+LIB_HDRS := $(wildcard $(TOP)/lib/*/*.h)
 LIBZC := $(OUTPUT)/libzc.a
 BPF_SRCS := $(wildcard $(TOP)/bpf/*.bpf.c)
 BPF_OBJS := $(patsubst $(TOP)/bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(BPF_SRCS))
@@ -188,13 +191,13 @@ check-deps:
 deps:
 	@$(TOP)/tools/deps.sh --install
 
-$(OUTPUT) $(OUTPUT)/lib:
+$(OUTPUT) $(OUTPUT)/lib $(addprefix $(OUTPUT)/lib/,$(LIB_DIRS)):
 	@mkdir -p $@
 
 $(FLAGS_STAMP): FORCE | $(OUTPUT)
 	@echo '$(FLAGS_NOW)' | cmp -s - $@ || echo '$(FLAGS_NOW)' > $@
 
-$(OUTPUT)/lib/%.o: $(TOP)/lib/%.c $(LIB_HDRS) $(BPF_SKELS) $(FLAGS_STAMP) | $(OUTPUT)/lib
+$(OUTPUT)/lib/%.o: $(TOP)/lib/%.c $(LIB_HDRS) $(BPF_SKELS) $(FLAGS_STAMP) | $(addprefix $(OUTPUT)/lib/,$(LIB_DIRS))
 	$(CC) $(ZC_CFLAGS) -c -o $@ $<
 
 $(LIBZC): $(LIB_OBJS)
@@ -270,8 +273,8 @@ vmcheck:
 GENERATED := $(TEST_GEN_PROGS) $(TOOL_PROGS) $(LIB_OBJS) $(LIBZC) $(BPF_OBJS) $(BPF_SKELS) \
 	     $(BPF_SKELS:=.tmp) $(FLAGS_STAMP) $(OUTPUT)/kselftest-list.txt \
 	     $(CHECK_BINS)
-GENERATED_DIRS := $(filter-out $(TOP) $(TOP)/lib $(TOP)/check, \
-		  $(OUTPUT)/lib $(OUTPUT)/check $(OUTPUT))
+GENERATED_DIRS := $(filter-out $(TOP) $(TOP)/lib $(addprefix $(TOP)/lib/,$(LIB_DIRS)) $(TOP)/check, \
+		  $(addprefix $(OUTPUT)/lib/,$(LIB_DIRS)) $(OUTPUT)/lib $(OUTPUT)/check $(OUTPUT))
 
 clean:
 	rm -f $(GENERATED)

@@ -29,7 +29,7 @@ usage: $ME [options]
                   this script if kselftest-list.txt is there, else ./build)
   -n N            run the whole suite N times, into DIR/1..DIR/N of -o
                   (zc-compare judges metrics over runs: at least 3 a
-                  side; README "Noise" chose 5 with -r 3 for a bisect)
+                  side; doc/noise.md chose 5 with -r 3 for a bisect)
   --baseline DIR  after the run, compare with a previous -o DIR
                   (exit 0 no regression, 1 regression, 125 undecided)
   --check-config  print which options of the config fragment the running
@@ -324,7 +324,7 @@ follow()
 }
 
 # Kernel log and taint: the binaries watch their own cases' windows
-# (lib/kmsg.c); the runner looks at what comes after a binary has
+# (lib/core/kmsg.c); the runner looks at what comes after a binary has
 # exited, and at the taint it leaves.
 TAINT_NAMES=(P:proprietary_module F:forced_module S:cpu_out_of_spec
 	R:forced_rmmod M:machine_check B:bad_page U:user D:die

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sk_skb stream verdict programs for tests/sockmap_splice.c, loaded and
- * attached by lib/sockmap.c. The map holds the producer's peer p1 at
+ * attached by lib/sockmap/sockmap.c. The map holds the producer's peer p1 at
  * ZC_SM_KEY_RX and the consumer c2 at ZC_SM_KEY_TARGET; whichever program
  * the topology attaches decides where the bytes arriving on p1 go.
  */

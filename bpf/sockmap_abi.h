@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Shared by bpf/sockmap.bpf.c and lib/sockmap.c. */
+/* Shared by bpf/sockmap.bpf.c and lib/sockmap/sockmap.c. */
 #ifndef ZC_SOCKMAP_ABI_H
 #define ZC_SOCKMAP_ABI_H
 

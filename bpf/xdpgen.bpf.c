@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * In-kernel frame generator for lib/xdpgen.c (what xdp-trafficgen does):
+ * In-kernel frame generator for lib/xsk/xdpgen.c (what xdp-trafficgen does):
  * run by BPF_PROG_RUN with BPF_F_TEST_XDP_LIVE_FRAMES, it stamps the next
  * sequence number (and, when verifying, the payload pattern of
  * bpf/xsk_abi.h) into the test frame and redirects it out of a device,

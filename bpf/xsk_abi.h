@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Test frame format and counters shared by bpf/xsk.bpf.c and lib/xsk.c:
+ * Test frame format and counters shared by bpf/xsk.bpf.c and lib/xsk/xsk.c:
  * Ethernet header with the IEEE 802 local experimental ethertype (no
  * protocol handler takes it), struct zc_xsk_hdr, then a payload whose byte
  * i is zc_xsk_pattern(seq, i): simple enough for an XDP program to check.

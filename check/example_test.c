@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * example_test: the shape every test has, small enough to read at once
- * (README "Adding a test" walks through it; make check builds it).
+ * (doc/adding-a-test.md walks through it; make check builds it).
  *
  * Path: a send on UDP loopback in a namespace of our own. The kernel
  * cannot leave user pages with a local receiver, so a MSG_ZEROCOPY send
@@ -14,11 +14,11 @@
 #include <arpa/inet.h>
 #include <sys/socket.h>
 
-#include "netns.h"
-#include "probe.h"
-#include "runner.h"
-#include "util.h"
-#include "zcsend.h"
+#include "net/netns.h"
+#include "core/probe.h"
+#include "core/runner.h"
+#include "core/util.h"
+#include "send/zcsend.h"
 
 struct ctx {
 	struct zc_opts o;

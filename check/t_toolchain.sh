@@ -26,22 +26,22 @@ dry()
 	fi
 }
 
-dry llvm_cc '^clang --target=[^ ]+ -fintegrated-as .* -c -o .*/lib/ktap\.o' LLVM=1
+dry llvm_cc '^clang --target=[^ ]+ -fintegrated-as .* -c -o .*/lib/core/ktap\.o' LLVM=1
 dry llvm_ar '^llvm-ar rcs ' LLVM=1
 dry llvm_suffix '^clang-99 --target=' LLVM=-99
-dry cc '^mycc .* -c -o .*/lib/ktap\.o' CC=mycc
-dry cross_cc '^aarch64-linux-gnu-gcc .* -c -o .*/lib/ktap\.o' ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
+dry cc '^mycc .* -c -o .*/lib/core/ktap\.o' CC=mycc
+dry cross_cc '^aarch64-linux-gnu-gcc .* -c -o .*/lib/core/ktap\.o' ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
 dry cross_ar '^aarch64-linux-gnu-ar rcs ' ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
 dry cross_bpf_arch '^clang .*-target bpfel .*-D__TARGET_ARCH_arm64 .*xsk\.bpf\.o' ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
 dry cross_bpf_no_host_headers '^clang .*-D__TARGET_ARCH_arm64 ' ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
 cmds=$(make -n -C "$TOP" NO_DEPS=1 O="$out" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- build 2>&1)
 expect "toolchain.cross_no_host_multiarch" test -z "$(grep -E 'bpf\.o' <<<"$cmds" | grep "$(uname -m)-linux-gnu")"
 dry s390_bpf_big_endian '^clang .*-target bpfeb .*-D__TARGET_ARCH_s390 ' ARCH=s390 CROSS_COMPILE=s390x-linux-gnu-
-dry usercflags '^gcc .* -DZC_USERC .*-c -o .*/lib/ktap\.o' USERCFLAGS=-DZC_USERC
+dry usercflags '^gcc .* -DZC_USERC .*-c -o .*/lib/core/ktap\.o' USERCFLAGS=-DZC_USERC
 dry userldflags '^gcc .* -Wl,-zZC_USERL .*/xsk_bind ' USERLDFLAGS=-Wl,-zZC_USERL
-dry khdr_c '^gcc .*-isystem /zc/khdr/usr/include .* -c -o .*/lib/ktap\.o' "KHDR_INCLUDES=-isystem /zc/khdr/usr/include"
+dry khdr_c '^gcc .*-isystem /zc/khdr/usr/include .* -c -o .*/lib/core/ktap\.o' "KHDR_INCLUDES=-isystem /zc/khdr/usr/include"
 dry khdr_bpf '^clang .*-isystem /zc/khdr/usr/include .*xsk\.bpf\.o' "KHDR_INCLUDES=-isystem /zc/khdr/usr/include"
-dry cflags_keeps_needed '^gcc .*-D_GNU_SOURCE .*-O1 .* -c -o .*/lib/ktap\.o' CFLAGS=-O1
+dry cflags_keeps_needed '^gcc .*-D_GNU_SOURCE .*-O1 .* -c -o .*/lib/core/ktap\.o' CFLAGS=-O1
 
 # Standalone, the dependencies are installed before anything compiles
 # (make -j2 once compiled BPF while apt still installed libbpf-dev): in

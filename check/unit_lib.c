@@ -2,7 +2,7 @@
 /*
  * Unit tests of lib/: TAP and metric formatting, statistics, option
  * parsing, kernel config parsing, data patterns. Prints its own TAP so
- * that a broken lib/ktap.c cannot hide its own failures.
+ * that a broken lib/core/ktap.c cannot hide its own failures.
  */
 #include <errno.h>
 #include <math.h>
@@ -15,13 +15,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "kmsg.h"
-#include "runner.h"
-#include "meter.h"
-#include "opts.h"
-#include "probe.h"
-#include "taps.h"
-#include "util.h"
+#include "core/kmsg.h"
+#include "core/runner.h"
+#include "core/meter.h"
+#include "core/opts.h"
+#include "core/probe.h"
+#include "net/taps.h"
+#include "core/util.h"
 
 static int num, failed;
 

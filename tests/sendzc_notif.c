@@ -11,7 +11,7 @@
  * as soon as its notification arrives must still reach the receiver intact.
  * Then the rates zero-copy buys over send(2) on the tc-drop topology.
  *
- * Topology (lib/sink.h): namespaces a (sender) and b (receiver) joined by
+ * Topology (lib/send/sink.h): namespaces a (sender) and b (receiver) joined by
  * veth at MTU 65535 (or the ZC_PAIR devices at the MTU they take). In b,
  * bpf/tc_drop.bpf.c drops UDP to the sink port at clsact ingress (the
  * clean zero-copy peer); real UDP/TCP receivers on other ports in b take
@@ -25,19 +25,19 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
-#include "compat.h"
-#include "env.h"
-#include "meter.h"
-#include "probe.h"
-#include "runner.h"
-#include "sink.h"
-#include "sock.h"
-#include "sockerr.h"
-#include "uring.h"
-#include "util.h"
-#include "zcledger.h"
-#include "zcsession.h"
-#include "zcsend.h"
+#include "core/compat.h"
+#include "net/env.h"
+#include "core/meter.h"
+#include "core/probe.h"
+#include "core/runner.h"
+#include "send/sink.h"
+#include "net/sock.h"
+#include "send/sockerr.h"
+#include "send/uring.h"
+#include "core/util.h"
+#include "send/zcledger.h"
+#include "send/zcsession.h"
+#include "send/zcsend.h"
 
 #define TEST_NAME	"sendzc_notif"
 #define MTU		65535	/* ZC_PAIR devices may settle for less */
@@ -540,7 +540,7 @@ out:
 	zc_sink_tx_close(&arm[1].tx);
 }
 
-/* ---- a session: the case's request stream over lib/zcsession ---- */
+/* ---- a session: the case's request stream over lib/send/zcsession ---- */
 
 /* --size, capped so a datagram fits the MTU: fragments would be copied. */
 static size_t case_size(const struct ctx *c, enum proto p)

@@ -7,11 +7,11 @@
  * ingress, as read(2) does. Kernels without splice_read for tcp_bpf return
  * EAGAIN forever while FIONREAD shows the bytes.
  *
- * Topology (lib/sockmap.c), all on loopback inside the test's own
+ * Topology (lib/sockmap/sockmap.c), all on loopback inside the test's own
  * namespace: a listener, c1<->p1 and c2<->p2; a sockmap holds p1 and c2;
  * the verdict program on p1 redirects into c2's ingress. A producer thread
  * writes a pattern into c1, the consumer reads or splices c2 and checks
- * every byte (lib/sockmap_stream.c). Every wait is bounded, whatever the
+ * every byte (lib/sockmap/sockmap_stream.c). Every wait is bounded, whatever the
  * kernel does.
  */
 #include <errno.h>
@@ -24,14 +24,14 @@
 #include <linux/sock_diag.h>
 #include <sys/socket.h>
 
-#include "meter.h"
-#include "netns.h"
-#include "probe.h"
-#include "psock_race.h"
-#include "runner.h"
-#include "sockmap.h"
-#include "sockmap_stream.h"
-#include "util.h"
+#include "core/meter.h"
+#include "net/netns.h"
+#include "core/probe.h"
+#include "sockmap/psock_race.h"
+#include "core/runner.h"
+#include "sockmap/sockmap.h"
+#include "sockmap/sockmap_stream.h"
+#include "core/util.h"
 
 #define NAME		"sockmap_splice"
 #define EOF_BYTES	777777UL	/* below the period: one contiguous write */
@@ -457,7 +457,7 @@ static void eof_splice_note(struct ctx *cx, const char *name)
  *     can be lost. It never sleeps: a reader woken by the work is late
  *     (under emulation, by far) or woken on the work's own CPU, and two
  *     updates on one CPU never overlap. Two such pairs run at once, on
- *     swapped CPUs (lib/psock_race.c);
+ *     swapped CPUs (lib/sockmap/psock_race.c);
  *  3. once every byte is read nothing is charged to c2, so its
  *     forward-alloc must be a whole number of pages (SO_MEMINFO); a
  *     remainder is a lost update;
@@ -466,7 +466,7 @@ static void eof_splice_note(struct ctx *cx, const char *name)
  *     log watch sees it in this case's window.
  * Rounds of 8 MiB a pair repeat on the same sockets, for at most 12 s,
  * until step 3 shows the remainder (on this 6.18 host and in TCG guests
- * the first rounds do; counts per kernel in README).
+ * the first rounds do; counts per kernel in doc/tests.md).
  * The remainder is the verdict: the warning is logged only the first
  * time in a boot. "bpf, sockmap: Fix concurrency issues between memory
  * charge and uncharge" (bpf-next, May 2025) is the fix.

@@ -7,12 +7,12 @@
  * (dev_queue_xmit_nit -> skb_orphan_frags_rx -> skb_copy_ubufs): tcpdump,
  * lldpd or a monitoring agent costs every zero-copy sender its zero-copy.
  *
- * Topology (lib/sink.h): two fd-held namespaces joined by veth, a sends
+ * Topology (lib/send/sink.h): two fd-held namespaces joined by veth, a sends
  * to b, b drops UDP to SINK_PORT at tc clsact ingress (nothing copies
  * there). Every verdict case sends one datagram at a time, takes the
  * kernel's per-send verdict (MSG_ZEROCOPY completion code, SEND_ZC
  * notification with REPORT_USAGE) and checks it against the copy witness
- * (lib/witness.h), a BPF observer of skb_copy_ubufs / veth's XDP copy in
+ * (lib/net/witness.h), a BPF observer of skb_copy_ubufs / veth's XDP copy in
  * this process.
  *
  * With ZC_PAIR, two real devices cabled to each other replace veth. The
@@ -37,21 +37,21 @@
 #include <linux/if_link.h>
 #include <bpf/libbpf.h>
 
-#include "compat.h"
-#include "copyjudge.h"
-#include "meter.h"
-#include "nsdev.h"
-#include "probe.h"
-#include "runner.h"
-#include "sink.h"
-#include "sock.h"
-#include "taparm.h"
-#include "taps.h"
-#include "uring.h"
-#include "util.h"
-#include "verdictrun.h"
-#include "witness.h"
-#include "zcsend.h"
+#include "core/compat.h"
+#include "send/copyjudge.h"
+#include "core/meter.h"
+#include "net/nsdev.h"
+#include "core/probe.h"
+#include "core/runner.h"
+#include "send/sink.h"
+#include "net/sock.h"
+#include "send/taparm.h"
+#include "net/taps.h"
+#include "send/uring.h"
+#include "core/util.h"
+#include "send/verdictrun.h"
+#include "net/witness.h"
+#include "send/zcsend.h"
 #include "tap_copy.skel.h"
 
 #define NAME		"tap_copy"
@@ -258,7 +258,7 @@ static const struct zc_case cases[] = {
 	{ .name = "rate.sendzc_fixed", .pre = pre_rate, .fn = case_rate, .arg = RCASE(ZC_MODE_SEND_ZC_FIXED, "sendzc_fixed", RATE_DEPTH) },
 };
 
-/* One verdict case: lib/verdictrun's sends, and the path around them. */
+/* One verdict case: lib/send/verdictrun's sends, and the path around them. */
 struct vrun {
 	struct zc_vrun run;
 	struct ctx *cx;
@@ -523,7 +523,7 @@ static int xdp_set(struct ctx *cx, bool on)
 	return zc_nsdev_xdp(&cx->k.t.b, prog_fd, XDP_FLAGS_DRV_MODE);
 }
 
-/* MTU and XDP as the case wants (lib/verdictrun opens its tap). */
+/* MTU and XDP as the case wants (lib/send/verdictrun opens its tap). */
 static int vrun_path(struct zc_vrun *run, struct zc_why *why)
 {
 	struct vrun *r = run->ctx;

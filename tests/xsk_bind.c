@@ -22,7 +22,7 @@
  *
  * Zero-copy is expected exactly where the device advertises
  * NETDEV_XDP_ACT_XSK_ZEROCOPY and no known precondition of its driver is
- * missing (lib/xsk_dut.c); a no-flag bind tries zero-copy and falls back
+ * missing (lib/xsk/xsk_dut.c); a no-flag bind tries zero-copy and falls back
  * to copy on any refusal (xp_assign_dev), so it must say zero-copy
  * exactly where XDP_ZEROCOPY would succeed.
  *
@@ -36,11 +36,11 @@
 #include <string.h>
 #include <net/if.h>
 
-#include "runner.h"
-#include "meter.h"
-#include "probe.h"
-#include "util.h"
-#include "xsk_run.h"
+#include "core/runner.h"
+#include "core/meter.h"
+#include "core/probe.h"
+#include "core/util.h"
+#include "xsk/xsk_run.h"
 
 #define TEST_NAME	"xsk_bind"
 #define FRAME_DEFAULT	64	/* xdpsock's default packet size */

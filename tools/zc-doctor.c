@@ -24,12 +24,12 @@
 #include <linux/if_packet.h>
 #include <liburing.h>
 
-#include "compat.h"
-#include "ktap.h"
-#include "netdev_nl.h"
-#include "netns.h"
-#include "probe.h"
-#include "taps.h"
+#include "core/compat.h"
+#include "core/ktap.h"
+#include "net/netdev_nl.h"
+#include "net/netns.h"
+#include "core/probe.h"
+#include "net/taps.h"
 
 #define NAME		"zc-doctor"
 /*

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kselftest-compatible TAP output and metric lines: the writer at the
+ * bottom of lib/, knowing only struct zc_stats (stats.h). The case table
+ * is runner.h, the config and rate lines report.h.
+ */
+#ifndef ZC_KTAP_H
+#define ZC_KTAP_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* kselftest exit codes */
+#define KSFT_PASS	0
+#define KSFT_FAIL	1
+#define KSFT_XFAIL	2
+#define KSFT_XPASS	3
+#define KSFT_SKIP	4
+
+struct zc_stats;
+
+struct ktap_counts {
+	unsigned int pass, fail, xfail, xpass, skip, error;
+};
+
+/* Redirect output (unit tests); NULL means stdout. */
+void ktap_set_output(FILE *out);
+void ktap_reset(void);
+void ktap_header(void);
+/*
+ * For modes that print diagnostics only (no TAP header ever follows):
+ * what was held back for the header, and all that follows, goes out now.
+ */
+void ktap_no_header(void);
+void ktap_plan(unsigned int n);
+void ktap_print_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+void ktap_pass(const char *name);
+void ktap_fail(const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void ktap_skip(const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void ktap_xfail(const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void ktap_xpass(const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/*
+ * A failure that is not the deviation the case's expected failure names
+ * (a mix of outcomes where all one way was expected, a witness that
+ * disagrees with the kernel): FAIL, and it stays FAIL when the runner
+ * applies an expected failure (a row's xfail, a precondition's ZC_XFAIL).
+ */
+void ktap_fail_unexpected(const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* pass when ok, otherwise fail with the reason */
+void ktap_result(const char *name, bool ok, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * One metric line, the grammar documented in doc/results.md:
+ * # metric NAME MEDIAN UNIT n=N min=MIN max=MAX cv=CV% samples=S1,S2,...
+ */
+void ktap_metric(const char *name, const struct zc_stats *s, const char *unit);
+/*
+ * The same with the machine speed (Mops) measured before each sample:
+ * ... samples=S1,S2,... speed=M1,M2,...
+ */
+void ktap_metric_speed(const char *name, const struct zc_stats *s,
+		       const char *unit, const struct zc_stats *speed);
+/* A single derived figure (a ratio of two medians): n=1, no spread. */
+void ktap_metric_value(const char *name, double v, const char *unit);
+/*
+ * Copy verdict of a case for the comparison tool:
+ * # zcmode NAME zerocopy|copied|mixed
+ */
+void ktap_zcmode(const char *name, unsigned long zerocopy, unsigned long copied);
+
+const struct ktap_counts *ktap_counts(void);
+unsigned int ktap_reported(void);
+/* Totals line; returns the kselftest exit code for the counts. */
+int ktap_finish(void);
+int ktap_exit_code(const struct ktap_counts *c);
+
+/* Whole-binary failure before any case could run: "Bail out!", exit. */
+void __attribute__((noreturn)) ktap_exit_fail_msg(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+/*
+ * The runner holds a case's result line until its verdict is final: an
+ * expected failure, or a kernel splat in the case's window, may still
+ * change it.
+ */
+enum ktap_status { KTAP_NONE, KTAP_PASS, KTAP_FAIL, KTAP_SKIP, KTAP_XFAIL, KTAP_XPASS };
+void ktap_hold(void);
+enum ktap_status ktap_held(void);
+/* Is the held result a ktap_fail_unexpected()? */
+bool ktap_held_unexpected(void);
+void ktap_hold_change(enum ktap_status to, const char *reason);
+void ktap_hold_release(void);
+/* A fault of the binary rather than of a case (fails the run). */
+void ktap_count_error(void);
+
+#endif

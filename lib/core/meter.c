@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Bounded timed loops over repeats, single and paired, and the machine speed. */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <string.h>
+
+#include "core/meter.h"
+
+/*
+ * Machine speed next to every measured repeat: on a shared VM the CPU
+ * speed drifts by 2x between runs minutes apart, and the comparison tool
+ * needs to see that to tell drift from a kernel change.
+ */
+static double calib[ZC_MAX_SAMPLES];
+static int ncalib;
+
+static double zc_calibrate(void)
+{
+	volatile uint64_t sink;
+	uint64_t x = 0x9e3779b97f4a7c15ULL, i;
+	const uint64_t n = 4000000;
+	double t0 = zc_now(), dt;
+
+	/* A dependent chain: the rate of one core, not of the memory. */
+	for (i = 0; i < n; i++)
+		x = x * 6364136223846793005ULL + i;
+	sink = x;
+	(void)sink;
+	dt = zc_now() - t0;
+	return dt > 0 ? n / dt / 1e6 : 0;
+}
+
+static double calib_add(void)
+{
+	double v = zc_calibrate();
+
+	calib[ncalib % ZC_MAX_SAMPLES] = v;
+	if (++ncalib >= 2 * ZC_MAX_SAMPLES)
+		ncalib = ZC_MAX_SAMPLES;
+	return v;
+}
+
+void zc_calibration(struct zc_stats *s)
+{
+	zc_stats_compute(s, calib, ncalib < ZC_MAX_SAMPLES ? ncalib : ZC_MAX_SAMPLES);
+}
+
+struct sample {
+	double secs, cpu, softirq;
+	uint64_t bytes, pkts;
+};
+
+static int run_for(const struct zc_meter_cfg *cfg, double secs,
+		   zc_step_fn step, void *arg, struct sample *s)
+{
+	uint64_t max = cfg->max_steps ? cfg->max_steps : 1ULL << 40;
+	double t0 = zc_now(), c0 = zc_cpu_self(), q0 = zc_softirq_cpu();
+	double deadline = t0 + secs;
+	uint64_t i;
+	int ret = 0;
+
+	memset(s, 0, sizeof(*s));
+	for (i = 0; i < max; i++) {
+		ret = step(arg, &s->bytes, &s->pkts);
+		if (ret)
+			break;
+		/* The clock is cheap (vDSO) next to any send. */
+		if (zc_now() >= deadline)
+			break;
+	}
+	s->secs = zc_now() - t0;
+	s->cpu = zc_cpu_self() - c0;
+	s->softirq = zc_softirq_cpu() - q0;
+	return ret < 0 ? ret : 0;
+}
+
+static void fill_rate(struct zc_rate *r, const struct sample *s, int n)
+{
+	double mbps[ZC_MAX_SAMPLES], mpps[ZC_MAX_SAMPLES];
+	double cpb[ZC_MAX_SAMPLES], nspp[ZC_MAX_SAMPLES], sq[ZC_MAX_SAMPLES];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		double secs = s[i].secs > 0 ? s[i].secs : 1e-9;
+		double gb = s[i].bytes / 1e9;
+
+		mbps[i] = s[i].bytes / secs / 1e6;
+		mpps[i] = s[i].pkts / secs / 1e6;
+		cpb[i] = gb > 0 ? s[i].cpu / gb : 0;
+		sq[i] = gb > 0 ? s[i].softirq / gb : 0;
+		nspp[i] = s[i].pkts ? s[i].cpu * 1e9 / s[i].pkts : 0;
+		r->bytes += s[i].bytes;
+		r->pkts += s[i].pkts;
+	}
+	zc_stats_compute(&r->mbps, mbps, n);
+	zc_stats_compute(&r->mpps, mpps, n);
+	zc_stats_compute(&r->cpu_per_gb, cpb, n);
+	zc_stats_compute(&r->ns_per_pkt, nspp, n);
+	zc_stats_compute(&r->softirq_per_gb, sq, n);
+}
+
+int zc_measure(const struct zc_meter_cfg *cfg, zc_step_fn step, void *arg,
+	       struct zc_rate *out)
+{
+	struct sample s[ZC_MAX_SAMPLES], warm;
+	double speed[ZC_MAX_SAMPLES];
+	int n = cfg->repeat, i, ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (n < 1)
+		n = 1;
+	if (n > ZC_MAX_SAMPLES)
+		n = ZC_MAX_SAMPLES;
+	if (cfg->warmup > 0) {
+		ret = run_for(cfg, cfg->warmup, step, arg, &warm);
+		if (ret)
+			goto out;
+	}
+	for (i = 0; i < n; i++) {
+		speed[i] = calib_add();
+		ret = run_for(cfg, cfg->duration, step, arg, &s[i]);
+		if (ret)
+			goto out;
+	}
+	fill_rate(out, s, n);
+	zc_stats_compute(&out->speed, speed, n);
+	/* A rate over nothing moved is no measurement: fail it, never report 0. */
+	if (!out->bytes && !out->pkts)
+		ret = -ENODATA;
+out:
+	out->err = ret;
+	return ret;
+}
+
+static int run_arm(const struct zc_meter_cfg *cfg, const struct zc_arm *arm,
+		   double secs, struct sample *s)
+{
+	int ret = arm->begin ? arm->begin(arm->arg) : 0;
+	int end;
+
+	if (ret)
+		return ret;
+	ret = run_for(cfg, secs, arm->step, arm->arg, s);
+	end = arm->end ? arm->end(arm->arg) : 0;
+	return ret ? ret : end;
+}
+
+int zc_measure_pair(const struct zc_meter_cfg *cfg, const struct zc_arm arm[2],
+		    struct zc_rate out[2], struct zc_stats *ratio, bool pkts_based)
+{
+	struct sample s[2][ZC_MAX_SAMPLES], warm;
+	double speed[2][ZC_MAX_SAMPLES], r[ZC_MAX_SAMPLES];
+	int n = cfg->repeat, i, j, k, ret = 0;
+
+	memset(out, 0, 2 * sizeof(*out));
+	memset(ratio, 0, sizeof(*ratio));
+	n = n < 1 ? 1 : n > ZC_MAX_SAMPLES ? ZC_MAX_SAMPLES : n;
+	for (j = 0; j < 2 && cfg->warmup > 0 && !ret; j++)
+		ret = run_arm(cfg, &arm[j], cfg->warmup, &warm);
+	for (i = 0; i < n && !ret; i++) {
+		/* Odd repeats run B first: neither arm always follows the other. */
+		for (k = 0; k < 2 && !ret; k++) {
+			j = k ^ (i & 1);
+			speed[j][i] = calib_add();
+			ret = run_arm(cfg, &arm[j], cfg->duration, &s[j][i]);
+		}
+	}
+	for (j = 0; j < 2 && !ret; j++) {
+		fill_rate(&out[j], s[j], n);
+		zc_stats_compute(&out[j].speed, speed[j], n);
+		if (!out[j].bytes && !out[j].pkts)
+			ret = -ENODATA;
+	}
+	if (!ret) {
+		const struct zc_stats *a = pkts_based ? &out[0].mpps : &out[0].mbps;
+		const struct zc_stats *b = pkts_based ? &out[1].mpps : &out[1].mbps;
+
+		for (i = 0; i < n; i++)
+			r[i] = a->samples[i] > 0 ? b->samples[i] / a->samples[i] : 0;
+		zc_stats_compute(ratio, r, n);
+	}
+	out[0].err = out[1].err = ret;
+	return ret;
+}
+
+int zc_pin_cpu(int cpu)
+{
+	cpu_set_t set;
+	int ret;
+
+	if (cpu < 0)
+		return 0;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	ret = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	return -ret;
+}

@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Options every test binary accepts. */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/ktap.h"
+#include "core/opts.h"
+
+enum {
+	OPT_DURATION = 1000, OPT_REPEAT, OPT_SIZE, OPT_VERIFY, OPT_LIST,
+	OPT_CASE, OPT_QUIET, OPT_HELP, OPT_CPU,
+};
+
+static const struct zc_opt_extra common[] = {
+	{ "duration", 1, OPT_DURATION, "SEC",
+	  "seconds per measured repeat (default 0.5, env ZC_DURATION)" },
+	{ "repeat", 1, OPT_REPEAT, "N",
+	  "measured repeats per rate (default 3, env ZC_REPEAT)" },
+	{ "size", 1, OPT_SIZE, "BYTES", "payload size per send or frame" },
+	{ "verify", 0, OPT_VERIFY, NULL,
+	  "check every byte received (env ZC_VERIFY=1)" },
+	{ "cpu", 1, OPT_CPU, "TX[,RX]", "pin sender/receiver to CPUs" },
+	{ "list", 0, OPT_LIST, NULL, "print the case names and exit" },
+	{ "case", 1, OPT_CASE, "PATTERN",
+	  "run cases matching a glob or substring (-t, repeatable)" },
+	{ "quiet", 0, OPT_QUIET, NULL, "fewer diagnostics (-q)" },
+	{ "help", 0, OPT_HELP, NULL, "this text (-h)" },
+	{ NULL }
+};
+
+int zc_parse_long(const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 0);
+	/* Accept k/K, m/M, g/G binary suffixes for sizes. */
+	if (!errno && end != s && *end && !end[1]) {
+		long mul = 0;
+
+		switch (tolower((unsigned char)*end)) {
+		case 'k':
+			mul = 1L << 10;
+			break;
+		case 'm':
+			mul = 1L << 20;
+			break;
+		case 'g':
+			mul = 1L << 30;
+			break;
+		}
+		if (mul && v <= max / mul && v >= min / mul) {
+			v *= mul;
+			end++;
+		}
+	}
+	if (errno || end == s || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int zc_parse_double(const char *s, double min, double max, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static void print_opt(FILE *f, const struct zc_opt_extra *e)
+{
+	char left[64];
+
+	snprintf(left, sizeof(left), "--%s%s%s", e->name,
+		 e->arg_name ? " " : "", e->arg_name ? e->arg_name : "");
+	fprintf(f, "  %-24s %s\n", left, e->help ? e->help : "");
+}
+
+static void zc_usage(const struct zc_test_desc *d, FILE *f)
+{
+	const struct zc_opt_extra *e;
+
+	fprintf(f, "usage: %s [options]\n%s\n\noptions:\n", d->name,
+		d->summary ? d->summary : "");
+	for (e = common; e->name; e++)
+		print_opt(f, e);
+	for (e = d->extra; e && e->name; e++)
+		print_opt(f, e);
+	fprintf(f, "\nexit: 0 pass, 1 fail or bad usage, 4 skip (kselftest codes)\n");
+}
+
+static int err_out(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int parse_cpus(struct zc_opts *o, const char *arg)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	char buf[64], *comma;
+	long tx, rx;
+
+	if (strlen(arg) >= sizeof(buf))
+		return -1;
+	snprintf(buf, sizeof(buf), "%s", arg);
+	comma = strchr(buf, ',');
+	if (comma)
+		*comma++ = '\0';
+	if (zc_parse_long(buf, 0, ncpu - 1, &tx))
+		return -1;
+	rx = tx;
+	if (comma && zc_parse_long(comma, 0, ncpu - 1, &rx))
+		return -1;
+	o->cpu_tx = tx;
+	o->cpu_rx = rx;
+	return 0;
+}
+
+/* Default tx/rx CPUs: distinct when there are two or more. */
+static void zc_default_cpus(int *cpu_tx, int *cpu_rx)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	*cpu_tx = 0;
+	*cpu_rx = n >= 2 ? 1 : 0;
+}
+
+static void set_defaults(struct zc_opts *o, const struct zc_test_desc *d)
+{
+	const char *env;
+	double dv;
+	long lv;
+
+	memset(o, 0, sizeof(*o));
+	o->desc = d;
+	o->duration = ZC_DURATION_DEFAULT;
+	o->repeat = ZC_REPEAT_DEFAULT;
+	o->warmup = ZC_WARMUP_DEFAULT;
+	o->size = d->size_default;
+	zc_default_cpus(&o->cpu_tx, &o->cpu_rx);
+	/* The runner's -d/-r reach every binary through the environment. */
+	env = getenv("ZC_DURATION");
+	if (env && !zc_parse_double(env, 0.01, ZC_DURATION_MAX, &dv))
+		o->duration = dv;
+	env = getenv("ZC_REPEAT");
+	if (env && !zc_parse_long(env, 1, ZC_REPEAT_MAX, &lv))
+		o->repeat = lv;
+	env = getenv("ZC_VERIFY");
+	o->verify = env && !strcmp(env, "1");
+}
+
+static struct option *build_longopts(const struct zc_test_desc *d)
+{
+	const struct zc_opt_extra *e;
+	struct option *lo;
+	size_t n = 0, i = 0;
+
+	for (e = common; e->name; e++)
+		n++;
+	for (e = d->extra; e && e->name; e++)
+		n++;
+	lo = calloc(n + 1, sizeof(*lo));
+	if (!lo)
+		return NULL;
+	for (e = common; e->name; e++, i++)
+		lo[i] = (struct option){ e->name, e->has_arg, NULL, e->val };
+	for (e = d->extra; e && e->name; e++, i++)
+		lo[i] = (struct option){ e->name, e->has_arg, NULL, e->val };
+	return lo;
+}
+
+static int handle_common(struct zc_opts *o, int c, const char *arg,
+			 char *err, size_t len)
+{
+	long lv;
+
+	switch (c) {
+	case OPT_DURATION:
+		if (zc_parse_double(arg, 0.01, ZC_DURATION_MAX, &o->duration))
+			return err_out(err, len, "--duration wants seconds in [0.01, %g], got '%s'",
+				       ZC_DURATION_MAX, arg);
+		return 0;
+	case OPT_REPEAT:
+		if (zc_parse_long(arg, 1, ZC_REPEAT_MAX, &lv))
+			return err_out(err, len, "--repeat wants an integer in [1, %d], got '%s'",
+				       ZC_REPEAT_MAX, arg);
+		o->repeat = lv;
+		return 0;
+	case OPT_SIZE:
+		if (zc_parse_long(arg, 1, o->desc->size_max ? o->desc->size_max : 65507, &lv))
+			return err_out(err, len, "--size wants bytes in [1, %ld], got '%s'",
+				       o->desc->size_max ? o->desc->size_max : 65507L, arg);
+		o->size = lv;
+		return 0;
+	case OPT_CPU:
+		if (parse_cpus(o, arg))
+			return err_out(err, len, "--cpu wants TX[,RX] online CPU numbers, got '%s'",
+				       arg);
+		return 0;
+	case OPT_CASE:
+		if (o->npatterns >= ZC_MAX_PATTERNS)
+			return err_out(err, len, "too many -t patterns (max %d)",
+				       ZC_MAX_PATTERNS);
+		if (!*arg)
+			return err_out(err, len, "-t wants a non-empty pattern");
+		o->patterns[o->npatterns++] = arg;
+		return 0;
+	case OPT_VERIFY:
+		o->verify = true;
+		return 0;
+	case OPT_LIST:
+		o->list = true;
+		return 0;
+	case OPT_QUIET:
+		o->quiet = true;
+		return 0;
+	}
+	return 1;
+}
+
+static int map_short(int c)
+{
+	switch (c) {
+	case 't': return OPT_CASE;
+	case 'q': return OPT_QUIET;
+	case 'h': return OPT_HELP;
+	case 'd': return OPT_DURATION;
+	case 'r': return OPT_REPEAT;
+	}
+	return c;
+}
+
+int zc_opts_parse(struct zc_opts *o, int argc, char **argv,
+		  const struct zc_test_desc *d, void *ctx, struct zc_why *why)
+{
+	struct option *lo = build_longopts(d);
+	char *err = why->msg;
+	size_t len = sizeof(why->msg);
+	int c, ret = 0;
+
+	if (len)
+		err[0] = '\0';
+	set_defaults(o, d);
+	if (!lo)
+		return err_out(err, len, "out of memory");
+	optind = 1;
+	opterr = 0;
+	while (!ret && (c = getopt_long(argc, argv, ":t:qhd:r:", lo, NULL)) != -1) {
+		c = map_short(c);
+		if (c == OPT_HELP) {
+			ret = 1;
+		} else if (c == '?') {
+			ret = err_out(err, len, "unknown option '%s'",
+				      argv[optind - 1]);
+		} else if (c == ':') {
+			ret = err_out(err, len, "option '%s' needs an argument",
+				      argv[optind - 1]);
+		} else {
+			ret = handle_common(o, c, optarg, err, len);
+			if (ret == 1)
+				ret = d->parse ? d->parse(c, optarg, ctx, why) :
+					err_out(err, len, "unhandled option");
+		}
+	}
+	if (ret < 0 && len && !err[0])
+		err_out(err, len, "bad value for '%s'", argv[optind - 1]);
+	if (!ret && optind < argc)
+		ret = err_out(err, len, "unexpected argument '%s'", argv[optind]);
+	free(lo);
+	return ret;
+}
+
+void zc_opts_parse_or_exit(struct zc_opts *o, int argc, char **argv,
+			   const struct zc_test_desc *d, void *ctx)
+{
+	struct zc_why why = { "" };
+	int ret = zc_opts_parse(o, argc, argv, d, ctx, &why);
+	const char *err = why.msg;
+
+	if (ret == 1) {
+		zc_usage(d, stdout);
+		exit(KSFT_PASS);
+	}
+	if (ret < 0) {
+		fprintf(stderr, "%s: %s (try --help)\n", d->name,
+			err[0] ? err : "bad option");
+		exit(KSFT_FAIL);
+	}
+}

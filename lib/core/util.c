@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Cleanup on every exit path, data patterns, bounded I/O helpers. */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "core/util.h"
+
+#define MAX_CLEANUPS	32
+
+struct cleanup {
+	void (*fn)(void *arg);
+	void *arg;
+};
+
+static struct cleanup cleanups[MAX_CLEANUPS];
+static volatile sig_atomic_t ncleanups;
+static bool handlers_installed;
+
+static void zc_cleanup_run(void)
+{
+	/* Pop before calling so a cleanup interrupted by a signal is not rerun. */
+	while (ncleanups > 0) {
+		struct cleanup c = cleanups[--ncleanups];
+
+		if (c.fn)
+			c.fn(c.arg);
+	}
+}
+
+static void on_signal(int sig)
+{
+	zc_cleanup_run();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void install_handlers(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	struct sigaction sa = { .sa_handler = on_signal };
+	size_t i;
+
+	sigfillset(&sa.sa_mask);
+	for (i = 0; i < ZC_ARRAY_SIZE(sigs); i++)
+		sigaction(sigs[i], &sa, NULL);
+	atexit(zc_cleanup_run);
+	handlers_installed = true;
+}
+
+int zc_cleanup_push(void (*fn)(void *arg), void *arg)
+{
+	sigset_t all, old;
+	int h;
+
+	if (!handlers_installed)
+		install_handlers();
+	if (ncleanups >= MAX_CLEANUPS)
+		return -1;
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	h = ncleanups;
+	cleanups[h] = (struct cleanup){ fn, arg };
+	ncleanups = h + 1;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return h;
+}
+
+void zc_cleanup_cancel(int h)
+{
+	sigset_t all, old;
+
+	if (h < 0 || h >= ncleanups)
+		return;
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	cleanups[h].fn = NULL;
+	/* Drop cancelled entries from the top so slots are reused. */
+	while (ncleanups > 0 && !cleanups[ncleanups - 1].fn)
+		ncleanups--;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+/* xorshift64* keyed by seed and 8-byte block index: position-dependent. */
+static uint64_t pattern_word(uint64_t seed, uint64_t idx)
+{
+	uint64_t x = seed ^ (idx * 0x9e3779b97f4a7c15ULL) ^ 0xd1b54a32d192ed03ULL;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	return x * 0x2545f4914f6cdd1dULL;
+}
+
+static unsigned char pattern_byte(uint64_t seed, uint64_t off)
+{
+	return pattern_word(seed, off >> 3) >> ((off & 7) * 8);
+}
+
+void zc_pattern_fill(void *buf, size_t len, uint64_t seed, uint64_t off)
+{
+	unsigned char *p = buf;
+	size_t i = 0;
+
+	for (; i < len && ((off + i) & 7); i++)
+		p[i] = pattern_byte(seed, off + i);
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w = pattern_word(seed, (off + i) >> 3);
+
+		memcpy(p + i, &w, 8);
+	}
+	for (; i < len; i++)
+		p[i] = pattern_byte(seed, off + i);
+}
+
+long zc_pattern_check(const void *buf, size_t len, uint64_t seed, uint64_t off)
+{
+	const unsigned char *p = buf;
+	size_t i = 0;
+
+	for (; i < len && ((off + i) & 7); i++)
+		if (p[i] != pattern_byte(seed, off + i))
+			return i;
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w = pattern_word(seed, (off + i) >> 3);
+
+		if (memcmp(p + i, &w, 8))
+			break;
+	}
+	for (; i < len; i++)
+		if (p[i] != pattern_byte(seed, off + i))
+			return i;
+	return -1;
+}
+
+int zc_poll_one(int fd, short events, double timeout)
+{
+	struct pollfd pfd = { .fd = fd, .events = events };
+	int ms = timeout <= 0 ? 0 : (int)(timeout * 1000) + 1;
+	int ret;
+
+	do {
+		ret = poll(&pfd, 1, ms);
+	} while (ret < 0 && errno == EINTR);
+	if (ret < 0)
+		return -errno;
+	return ret ? pfd.revents : 0;
+}
+
+long zc_write_all(int fd, const void *buf, size_t len, double timeout)
+{
+	double deadline = zc_now() + timeout;
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = write(fd, (const char *)buf + done, len - done);
+
+		if (n > 0) {
+			done += n;
+			continue;
+		}
+		if (n < 0 && errno != EAGAIN && errno != EINTR)
+			return -errno;
+		if (zc_now() >= deadline)
+			return -ETIMEDOUT;
+		zc_poll_one(fd, POLLOUT, deadline - zc_now());
+	}
+	return done;
+}
+
+void zc_raise_limits(void)
+{
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	/* Only succeeds with CAP_SYS_RESOURCE; memlock stays as it is otherwise. */
+	if (!getrlimit(RLIMIT_MEMLOCK, &rl) && rl.rlim_cur != RLIM_INFINITY) {
+		rl.rlim_cur = rl.rlim_max = RLIM_INFINITY;
+		setrlimit(RLIMIT_MEMLOCK, &rl);
+	}
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A booked session of zero-copy requests over the sink topology
+ * (lib/send/sink.h): n sends from a to the tc sink or to a checking receiver
+ * (lib/net/sock.h zc_rx) in b or on a's loopback, every completion booked in
+ * a zc_ledger, then the contract and the traffic judged.
+ */
+#ifndef ZC_ZCSESSION_H
+#define ZC_ZCSESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "net/sock.h"
+#include "core/why.h"
+#include "send/zcledger.h"
+#include "send/zcsend.h"
+
+struct zc_sink;
+
+struct zc_session_cfg {
+	int family, type;	/* of the sender's socket */
+	enum zc_send_mode mode;
+	unsigned int depth;	/* 0: 8 */
+	size_t size;
+	uint64_t n;		/* requests */
+	bool usage;		/* IORING_SEND_ZC_REPORT_USAGE */
+	bool unlinked;		/* stream requests may run concurrently */
+	bool verify;		/* the receiver checks the pattern too */
+	bool sink;		/* to the tc sink, else to a receiver */
+	bool lo;		/* receiver on a's loopback instead of b */
+	int rx_port;
+	int cpu_rx;
+	uint64_t seed;
+	double timeout;		/* bound on every send/receive phase */
+	double flush_timeout, grace;	/* zc_sender_flush() */
+};
+
+struct zc_session {
+	struct zc_ledger l;
+	struct zc_rx rx;
+	const struct zc_sink *k;
+	struct zc_session_cfg cfg;
+	int fd;
+	long done;		/* requests sent */
+	int flush;		/* zc_sender_flush() */
+	uint64_t sunk;		/* datagrams the tc sink counted */
+	bool ok;		/* contract held */
+	struct zc_why contract;
+};
+
+/*
+ * Where a socket in a connects or a receiver binds: b's address, or with
+ * lo the loopback of a (the one local delivery a ZC_PAIR of real devices
+ * still has).
+ */
+const void *zc_session_peer(const struct zc_sink *k, int family, bool lo);
+/* Socket in a, connected to the peer's port. fd or -errno. */
+int zc_session_socket(const struct zc_sink *k, int family, int type,
+		      int port, bool lo);
+
+/* Books, receiver, socket, sender. 0 or -errno; zc_session_end() always. */
+int zc_session_open(struct zc_session *ss, const struct zc_sink *k,
+		    const struct zc_session_cfg *cfg);
+/* Send all, flush, count or receive, judge the contract (ok, contract). */
+void zc_session_run(struct zc_session *ss);
+/* Sent all, flushed, and the peer got it all: else the reason in why. */
+bool zc_session_traffic(const struct zc_session *ss, struct zc_why *why);
+void zc_session_end(struct zc_session *ss);
+
+/*
+ * Does IORING_SEND_ZC_REPORT_USAGE work? One SEND_ZC with it to the
+ * sink; false with why when not (-EINVAL: the kernel predates 6.2).
+ */
+bool zc_session_usage(const struct zc_sink *k, double timeout,
+		      struct zc_why *why);
+
+#endif

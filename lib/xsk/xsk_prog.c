@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The XDP programs of an AF_XDP test; see xsk_prog.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/if_link.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "core/meter.h"
+#include "net/netns.h"
+#include "xsk/xsk_prog.h"
+#include "xsk.skel.h"
+
+const char *zc_xsk_at_name(enum zc_xsk_attach at)
+{
+	return at == ZC_XSK_AT_SKB ? "skb" : "native";
+}
+
+struct link_args {
+	int prog_fd, ifindex;
+	__u32 flags;
+};
+
+static int link_in_ns(void *arg)
+{
+	struct link_args *a = arg;
+	LIBBPF_OPTS(bpf_link_create_opts, opts, .flags = a->flags);
+	int fd;
+
+	/* A link, not a netlink attach: it goes with the process, even on SIGKILL. */
+	fd = bpf_link_create(a->prog_fd, a->ifindex, BPF_XDP, &opts);
+	return fd < 0 ? -errno : fd;
+}
+
+int zc_xsk_prog_load(struct zc_xsk_prog *p, bool verify)
+{
+	struct zc_xsk_cfg_val cfg = { .verify = verify };
+	__u32 key = 0;
+
+	p->link = -1;
+	p->skel = xsk__open_and_load();
+	if (!p->skel)
+		return errno ? -errno : -EINVAL;
+	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.zc_xsk_cfg), &key, &cfg, 0))
+		return -errno;
+	return 0;
+}
+
+int zc_xsk_prog_attach(struct zc_xsk_prog *p, int nsfd, int ifindex,
+		       bool count, enum zc_xsk_attach at)
+{
+	struct bpf_program *prog = count ? p->skel->progs.zc_xdp_count :
+				   p->skel->progs.zc_xsk_redirect;
+	struct link_args a = {
+		bpf_program__fd(prog), ifindex,
+		at == ZC_XSK_AT_SKB ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE,
+	};
+	int fd = zc_netns_run(nsfd, link_in_ns, &a);
+
+	if (fd < 0)
+		return fd;
+	p->link = fd;
+	return 0;
+}
+
+int zc_xsk_prog_map_add(struct zc_xsk_prog *p, const struct zc_xsk *x)
+{
+	__u32 key = x->queue;
+	__u32 fd = x->fd;
+
+	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.zc_xsk_map), &key, &fd, 0))
+		return -errno;
+	return 0;
+}
+
+void zc_xsk_prog_close(struct zc_xsk_prog *p)
+{
+	if (p->link >= 0)
+		close(p->link);
+	p->link = -1;
+	xsk__destroy(p->skel);
+	p->skel = NULL;
+}
+
+int zc_xsk_cnt_read(const struct zc_xsk_prog *p, uint64_t out[ZC_XSK_C_NSLOTS])
+{
+	int ncpu = libbpf_num_possible_cpus(), c;
+	uint64_t *v;
+	__u32 key;
+
+	memset(out, 0, sizeof(uint64_t) * ZC_XSK_C_NSLOTS);
+	if (ncpu <= 0)
+		return -EINVAL;
+	v = calloc(ncpu, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (key = 0; key < ZC_XSK_C_NSLOTS; key++) {
+		if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.zc_xsk_cnt), &key, v))
+			continue;
+		for (c = 0; c < ncpu; c++)
+			out[key] += v[c];
+	}
+	free(v);
+	return 0;
+}
+
+uint64_t zc_xsk_cnt_get(const struct zc_xsk_prog *p, int slot)
+{
+	uint64_t c[ZC_XSK_C_NSLOTS];
+
+	zc_xsk_cnt_read(p, c);
+	return c[slot];
+}
+
+uint64_t zc_xsk_cnt_settle(const struct zc_xsk_prog *p, int slot, uint64_t want,
+			   double timeout)
+{
+	double end = zc_now() + timeout;
+	uint64_t v;
+
+	while ((v = zc_xsk_cnt_get(p, slot)) < want && zc_now() < end)
+		usleep(1000);
+	return v;
+}

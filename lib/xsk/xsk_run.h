@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One AF_XDP socket on the device under test and its traffic: the XDP
+ * programs on both sides, the socket and its UMEM, the generator, and
+ * the data paths xdpsock knows (rx-drop, tx-only, l2fwd) next to native
+ * XDP_DROP, each with every frame followed to its end.
+ */
+#ifndef ZC_XSK_RUN_H
+#define ZC_XSK_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/meter.h"
+#include "core/why.h"
+#include "xsk/xsk.h"
+#include "xsk/xsk_dut.h"
+#include "xsk/xsk_gen.h"
+#include "xsk/xsk_prog.h"
+
+#define ZC_XSK_BATCH		64	/* ring entries handled per step */
+#define ZC_XSK_IDLE_SPIN	256	/* empty rx polls before sleeping in poll(2) */
+#define ZC_XSK_BURST		32	/* frames each way after a bind */
+#define ZC_XSK_BIND_RETRY_S	1.0	/* a closed socket's queue stays busy ~16 ms */
+#define ZC_XSK_SETTLE_S		1.0	/* bound on every drain after a run */
+
+enum zc_xsk_path { ZC_XSK_RXDROP, ZC_XSK_TXONLY, ZC_XSK_L2FWD, ZC_XSK_XDPDROP };
+
+struct zc_xsk_run {
+	struct zc_xsk_dut *d;
+	struct zc_xsk x;
+	struct zc_xsk_prog a, b;	/* on the device, on its peer */
+	struct zc_xsk_gen g;
+	bool zc, wakeup, verify, have_seq;
+	unsigned int idle_polls;
+	uint64_t tx_seq, rx, tx_sub, tx_done, tx_busy, bad, last_seq, tx_waits;
+	int err;
+	struct zc_why why;	/* the first thing that went wrong */
+};
+
+/* An AF_XDP socket with its UMEM in d's namespace: 0 or -errno. */
+int zc_xsk_open_in(const struct zc_xsk_dut *d, struct zc_xsk *x, uint32_t nframes);
+
+/*
+ * Programs loaded and attached (the redirect on d in mode at, or with
+ * drop_only the counter alone; with need_peer the counter on the peer),
+ * socket made. 0, or -errno with r->why; close r either way.
+ */
+int zc_xsk_run_open(struct zc_xsk_run *r, struct zc_xsk_dut *d,
+		    enum zc_xsk_attach at, bool need_peer, bool verify,
+		    uint32_t nframes, bool drop_only);
+void zc_xsk_run_close(struct zc_xsk_run *r);
+/* After a successful bind: zero-copy state read, socket in the XSKMAP. */
+int zc_xsk_run_bound(struct zc_xsk_run *r, uint16_t flags);
+/* ZC_XSK_BURST frames each way, payloads checked: 0 or -EIO with r->why. */
+int zc_xsk_run_burst(struct zc_xsk_run *r);
+
+/*
+ * A data path started: socket bound with flags (plus need_wakeup), rings
+ * primed, generator running for at most seconds. 0 or -errno with r->why.
+ */
+int zc_xsk_run_start(struct zc_xsk_run *r, enum zc_xsk_path path,
+		     uint16_t flags, bool native, double seconds);
+/* The meter's step for a path (arg: the run). */
+zc_step_fn zc_xsk_run_step(enum zc_xsk_path path);
+/* Generator stopped, everything in flight received or completed. */
+void zc_xsk_run_drain(struct zc_xsk_run *r, enum zc_xsk_path path);
+/* Every frame followed to its end (printed); false with r->why. */
+bool zc_xsk_run_account(struct zc_xsk_run *r, enum zc_xsk_path path);
+
+#endif
