@@ -75,7 +75,8 @@ fi
 if selected unit_lib; then
 	run_check unit_lib "$BUILD_DIR/check/unit_lib"
 fi
-for t in "$CHECK_DIR"/t_*; do
+# By level: unit (no root), tools, build, then live (the suite itself).
+for t in "$CHECK_DIR"/{unit,tools,build,live}/t_*; do
 	[ -x "$t" ] || continue
 	selected "$(basename "$t")" || continue
 	run_check "$(basename "$t")" "$t"

@@ -27,7 +27,7 @@ bpftool_pkg()
 
 # The newest kernel source Debian packages (linux-source-6.12 on
 # bookworm): make check builds the suite as a collection in its
-# tools/testing/selftests (check/t_kselftree.sh).
+# tools/testing/selftests (check/build/t_kselftree.sh).
 source_pkg()
 {
 	apt-cache search --names-only '^linux-source-[0-9.]+$' 2>/dev/null |
@@ -35,7 +35,7 @@ source_pkg()
 }
 
 # arm64 headers: make check cross-builds the BPF objects for arm64
-# (check/t_toolchain.sh); on amd64 hosts only, where the package exists.
+# (check/build/t_toolchain.sh); on amd64 hosts only, where the package exists.
 cross_pkg()
 {
 	[ "$(dpkg --print-architecture 2>/dev/null)" = amd64 ] &&

@@ -11,7 +11,7 @@
 # deps.sh --source installs it, as make deps does); only the files the
 # selftests Makefile needs are extracted.
 
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 command -v git >/dev/null || { skip "kselftree" "git not installed"; t_done; }
 git -C "$TOP" rev-parse --git-dir >/dev/null 2>&1 ||

@@ -4,7 +4,7 @@
 # make install into a scratch directory; the installed tree runs from
 # elsewhere without the source tree.
 
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 dest=$(mktemp -d /tmp/zc-check-install.XXXXXX)
 trap 'rm -rf "$dest"' EXIT

@@ -4,7 +4,7 @@
 # Two run_tests.sh at once end with the same per-case verdicts as one
 # run alone: names and addresses never collide between runs.
 
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 [ "$(id -u)" = 0 ] || { skip "concurrent" "needs root"; t_done; }
 [ -n "$(suite_tests)" ] || { skip "concurrent" "no test built"; t_done; }

@@ -6,7 +6,7 @@
 # select nothing. Each run must end within the timeout with exit 1 or 4,
 # never a signal, and say so in at most one line on stderr.
 
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 tests=$(suite_tests)
 [ -n "$tests" ] || { skip "badinput" "no test built"; t_done; }

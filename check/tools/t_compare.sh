@@ -4,7 +4,7 @@
 # Checks of tools/zc-results and tools/zc-compare against recorded fixtures
 # (check/fixtures/compare). Prints TAP; exit 0 when every check passes.
 
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TOOLS=$HERE/../tools
 FIX=$HERE/fixtures/compare
 CMP=$TOOLS/zc-compare

@@ -6,7 +6,7 @@
 # without the example's source, rejects bad usage, and (root, liburing-dev
 # installed) measures one short round per mode with a ratio for each.
 
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 BIN=$BUILD_DIR/sendzc_notif
 BENCH=$TOP/tools/zc-peer-bench

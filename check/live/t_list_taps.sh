@@ -5,7 +5,7 @@
 # opens (ETH_P_ALL, unbound, in a private namespace; and one in the root
 # namespace, passive) must be listed with its owner's pid and command.
 
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 bin=$BUILD_DIR/tap_copy
 [ "$(id -u)" = 0 ] || { skip "list_taps" "needs root for packet sockets"; t_done; }

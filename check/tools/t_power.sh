@@ -4,9 +4,9 @@
 # known 30 %, each run a TAP log with one metric of three repeats. The
 # report must name both pools, and the slowed pool must be detected far
 # more often than the clean one raises false alarms.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
-ZC_TOP=$(cd "$(dirname "$0")/.." && pwd)
+ZC_TOP=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

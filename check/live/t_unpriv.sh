@@ -5,7 +5,7 @@
 # capability: as an unprivileged user, as root with no capabilities, and
 # as root without CAP_NET_ADMIN alone.
 
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 [ "$(id -u)" = 0 ] || { skip "unpriv" "needs root to drop privileges"; t_done; }
 command -v setpriv >/dev/null || { skip "unpriv" "setpriv (util-linux) missing"; t_done; }

@@ -4,7 +4,7 @@
 # run_tests.sh against small fake test binaries: exact TAP lines, totals,
 # timeout of a hanging test with its whole process group, exit codes.
 
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 fake=$(mktemp -d /tmp/zc-check-fake.XXXXXX)
 trap 'rm -rf "$fake"' EXIT

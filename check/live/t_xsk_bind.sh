@@ -7,7 +7,7 @@
 # behind, and --iface leaving no XDP program on the
 # device after SIGKILL.
 
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 # Background jobs get SIGINT ignored without job control.
 set -m

@@ -6,7 +6,7 @@
 # initramfs writer, module ordering and the bzImage release reader.
 # Prints TAP. Booting real kernels is `make vmcheck`.
 
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 VMTEST=$HERE/../tools/vmtest
 FIX=$HERE/fixtures/vmtest/run
 

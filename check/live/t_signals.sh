@@ -5,7 +5,7 @@
 # runner's timeout; nothing may be left behind. ZC_SIGNAL_SEED picks the
 # moments (printed, so a failure can be replayed).
 
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 [ "$(id -u)" = 0 ] || { skip "signals" "needs root"; t_done; }
 tests=$(suite_tests)

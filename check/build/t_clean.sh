@@ -6,7 +6,7 @@
 # in-tree kselftest build) and the default build/. Each in a scratch
 # git clone, comparing git's view of it before the build and after clean.
 
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 command -v git >/dev/null || { skip "clean" "git not installed"; t_done; }
 git -C "$TOP" rev-parse --git-dir >/dev/null 2>&1 ||

@@ -4,7 +4,7 @@
 # One real run of the whole suite: no FAIL, every binary's output parses
 # as TAP, results files written, and nothing left behind.
 
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 if [ "$(id -u)" != 0 ]; then
 	skip "suite.run" "needs root"

@@ -6,7 +6,7 @@
 # namespace: real kernel-side copies) compares as a regression, through
 # run_tests.sh --baseline and its git-bisect exit codes.
 
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 [ "$(id -u)" = 0 ] || { skip "regress_live" "needs root"; t_done; }
 [ -x "$BUILD_DIR/tap_copy" ] || { skip "regress_live" "tap_copy not built"; t_done; }

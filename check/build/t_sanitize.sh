@@ -5,7 +5,7 @@
 # whole suite once in verify mode (every byte checked): no sanitizer
 # report, no failure.
 
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 [ "$(id -u)" = 0 ] || { skip "sanitize" "needs root"; t_done; }
 asan=${BUILD_DIR}-asan

@@ -6,7 +6,7 @@
 # needs (a real build), and the BPF objects cross-build for arm64 where
 # the target's headers are installed.
 
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 scratch=$(mktemp -d /tmp/zc-check-tc.XXXXXX)
 trap 'rm -rf "$scratch"' EXIT

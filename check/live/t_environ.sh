@@ -8,7 +8,7 @@
 # - io_uring_setup failing EPERM under seccomp (Docker's default): every
 #   io_uring case skips naming seccomp, MSG_ZEROCOPY cases still run.
 
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 [ "$(id -u)" = 0 ] || { skip "environ" "needs root"; t_done; }
 nou=$BUILD_DIR/check/no_uring

@@ -6,7 +6,7 @@
 # many), slows the rate it sits under, refuses a bad N, and leaves no BPF
 # program behind.
 
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 [ "$(id -u)" = 0 ] || { skip "inject_slow" "needs root"; t_done; }
 bin=$BUILD_DIR/sendzc_notif

@@ -6,7 +6,7 @@
 # its .h; X_int.h is X's inside), every module at most 600 lines, and the
 # the example test (doc/adding-a-test.md) built and listing its cases.
 
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 LIB=$TOP/lib
 

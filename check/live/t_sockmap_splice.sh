@@ -6,7 +6,7 @@
 # the BPF objects the process held. Objects are checked by id, so other
 # tests running in parallel (loading programs of the same name) do not count.
 
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 # Background jobs get SIGINT ignored without job control.
 set -m

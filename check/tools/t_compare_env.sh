@@ -5,9 +5,9 @@
 # a foreign packet tap that copies on that kernel): cannot decide (125),
 # never a regression; a real regression beside it still wins.
 
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
-FIX=$(dirname "$0")/fixtures/compare
+FIX=$(dirname "$0")/../fixtures/compare
 CMP=$TOP/tools/zc-compare
 
 out=$("$CMP" --min-runs 1 "$FIX/base.log" "$FIX/env_skip.log" 2>&1)

@@ -7,7 +7,7 @@
 # MSG_ZEROCOPY; --help and bad arguments behave. The doctor is passive:
 # the namespace is the same before and after.
 
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 doc=$BUILD_DIR/zc-doctor
 [ -x "$doc" ] || { not_ok "doctor.built" "$doc missing"; t_done; }
