@@ -405,6 +405,49 @@ kernel_after()
 	return 1
 }
 
+# What the run records about itself, once, as "# provenance KEY VALUE"
+# lines of its TAP: zc-results takes the run's kernel, machine, suite
+# version and date from them, never from the machine that reads them.
+suite_version()
+{
+	git -C "$HERE" describe --always --dirty 2>/dev/null ||
+		head -n 1 "$HERE/VERSION" 2>/dev/null || echo unknown
+}
+
+config_hash()
+{
+	local h
+
+	if [ -r /proc/config.gz ]; then
+		h=$(zcat /proc/config.gz | sha256sum) && echo "${h%% *} /proc/config.gz"
+	elif [ -r "/boot/config-$(uname -r)" ]; then
+		h=$(sha256sum <"/boot/config-$(uname -r)") &&
+			echo "${h%% *} /boot/config-$(uname -r)"
+	fi
+}
+
+provenance()
+{
+	local cfg model
+
+	cfg=$(config_hash 2>/dev/null)
+	model=$(sed -n 's/^\(model name\|Processor\|cpu model\|uarch\)[[:space:]]*: *//p' \
+		/proc/cpuinfo 2>/dev/null | head -n 1)
+	echo "# provenance suite_version $(suite_version)"
+	echo "# provenance date $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "# provenance kernel_release $(uname -r)"
+	echo "# provenance kernel_version $(uname -v)"
+	echo "# provenance arch $(uname -m)"
+	echo "# provenance hostname $(uname -n)"
+	echo "# provenance nproc $(grep -c '^processor' /proc/cpuinfo 2>/dev/null)"
+	echo "# provenance cpu_model ${model:-unknown}"
+	echo "# provenance cmdline $(cat /proc/cmdline 2>/dev/null)"
+	echo "# provenance config_sha256 ${cfg%% *}"
+	echo "# provenance config_source ${cfg#* }"
+	echo "# provenance governor $(cat /sys/devices/system/cpu/cpu0/cpufreq/scaling_governor 2>/dev/null || echo 'none (no cpufreq)')"
+	echo "# provenance taint_before $(read_taint)"
+}
+
 pass=0 fail=0 skip=0
 
 # The verdict lines are the kernel's kselftest/runner.sh's, exit=2
@@ -474,6 +517,7 @@ taint=$(read_taint)
 [ "$taint" != 0 ] && taint="$taint ($(taint_names "$taint"))"
 echo "# kernel $(uname -r): kernel.panic_on_warn=$(cat /proc/sys/kernel/panic_on_warn 2>/dev/null || echo unknown) tainted=$taint"
 [ -r /dev/kmsg ] || echo "# kmsg: not readable (/dev/kmsg): kernel warnings are not watched"
+provenance
 num=0
 for name in "${tests[@]}"; do
 	num=$((num + 1))
@@ -481,6 +525,7 @@ for name in "${tests[@]}"; do
 	[ "$interrupted" != 0 ] && break
 done
 
+echo "# provenance taint_after $(read_taint)"
 echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:$skip error:0"
 # Inside kselftest output every line that is not TAP is a "# " line.
 [ -n "${ZC_KSFT:-}" ] && printf '# '

@@ -157,7 +157,9 @@ expect "runner TAP without nested output: test failure found" 1 \
 mkdir -p "$TMP/base" "$TMP/new"
 cp base.log "$TMP/base/tap_copy_fallback.log"
 cp sendzc_notif.log "$TMP/base/sendzc_notif.log"
-cp run_base.tap "$TMP/base/run.tap"
+# provenance lines as run_tests.sh prints them after the plan
+{ head -n 2 run_base.tap; cat provenance.tap; tail -n +3 run_base.tap; } \
+	>"$TMP/base/run.tap"
 cp same.log "$TMP/new/tap_copy_fallback.log"
 cp sendzc_notif_fail.log "$TMP/new/sendzc_notif.log"
 run "$RES" "$TMP/base"
@@ -168,8 +170,9 @@ python3 - "$TMP/base/results.json" <<'EOF'
 import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["format"] == "zc-results/1"
-assert r["kernel"]["release"] and r["machine"]["nproc"] >= 1
+assert r["kernel"]["release"] == "6.18.0-zc" and r["machine"]["nproc"] == 2
 assert r["machine"]["cpu_model"] and r["suite_version"] and r["date"]
+assert r["provenance"] == "run.tap" and r["analysis"]["date"]
 assert len(r["cases"]) == 9, len(r["cases"])
 c = r["cases"]["tap_copy_fallback/udp6.sendzc.notap"]
 assert c["status"] == "skip" and c["reason"].startswith("IPv6 disabled")
@@ -369,7 +372,8 @@ expect "softirq doubled with --judge-softirq: regressed" 1 \
 # what makes runs comparable is recorded, and differences are named
 for d in steady shift; do
 	for i in 1 2 3; do
-		echo 0 >"$TMP/r/$d/$i/taint.before"
+		{ echo "TAP version 13"; cat provenance.tap
+		  echo "# provenance taint_after 0"; } >"$TMP/r/$d/$i/run.tap"
 		"$RES" "$TMP/r/$d/$i" || echo "zc-results failed on $d/$i"
 	done
 done >"$OUT" 2>&1

@@ -36,7 +36,7 @@ out=$(kselftest_override_timeout=2 "$TOP/run_tests.sh" -b "$fake" 2>&1)
 rc=$?
 elapsed=$(($(date +%s) - start))
 header=$(grep '^# kernel ' <<<"$out")
-out=$(grep -v '^# kernel ' <<<"$out")
+out=$(grep -v -e '^# kernel ' -e '^# provenance ' <<<"$out")
 
 # The kernel's kselftest/runner.sh prints the same verdict lines: an
 # override of the timeout is announced as such, and a binary's exit 2
