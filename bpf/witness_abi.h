@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Layout shared by bpf/witness.bpf.c and lib/net/witness.c. */
+/* Layout shared by bpf/witness.bpf.c and lib/send/witness.c. */
 #ifndef ZC_WITNESS_ABI_H
 #define ZC_WITNESS_ABI_H
 

@@ -409,10 +409,10 @@ static int parse_fixture(const char *name)
 		return -1;
 	ngot = 0;
 	memset(got, 0, sizeof(got));
-	zc_kmsg_parser_init(&p, keep_splat, NULL);
+	zc_splat_parser_init(&p, keep_splat, NULL);
 	while (fgets(line, sizeof(line), f))
-		zc_kmsg_feed(&p, line);
-	zc_kmsg_flush(&p);
+		zc_splat_feed(&p, line);
+	zc_splat_flush(&p);
 	fclose(f);
 	return ngot;
 }

@@ -26,12 +26,12 @@
 #include <sys/socket.h>
 
 #include "core/compat.h"
-#include "net/env.h"
+#include "send/env.h"
 #include "core/meter.h"
 #include "core/probe.h"
 #include "core/runner.h"
 #include "send/sink.h"
-#include "net/sock.h"
+#include "send/sock.h"
 #include "send/sockerr.h"
 #include "send/uring.h"
 #include "core/util.h"

@@ -12,7 +12,7 @@
  * there). Every verdict case sends one datagram at a time, takes the
  * kernel's per-send verdict (MSG_ZEROCOPY completion code, SEND_ZC
  * notification with REPORT_USAGE) and checks it against the copy witness
- * (lib/net/witness.h), a BPF observer of skb_copy_ubufs / veth's XDP copy in
+ * (lib/send/witness.h), a BPF observer of skb_copy_ubufs / veth's XDP copy in
  * this process.
  *
  * With ZC_PAIR, two real devices cabled to each other replace veth. The
@@ -40,17 +40,18 @@
 #include "core/compat.h"
 #include "send/copyjudge.h"
 #include "core/meter.h"
-#include "net/nsdev.h"
+#include "send/nsdev.h"
 #include "core/probe.h"
 #include "core/runner.h"
 #include "send/sink.h"
-#include "net/sock.h"
+#include "send/sock.h"
 #include "send/taparm.h"
 #include "net/taps.h"
+#include "send/tapspec.h"
 #include "send/uring.h"
 #include "core/util.h"
 #include "send/verdictrun.h"
-#include "net/witness.h"
+#include "send/witness.h"
 #include "send/zcsend.h"
 #include "tap_copy.skel.h"
 
@@ -417,18 +418,18 @@ static int measure(struct ctx *cx, const struct rcase *rc,
 	struct zc_sender_cfg cfg = { .mode = rc->mode, .depth = rc->depth,
 				     .size = udp_size(cx, AF_INET),
 				     .report_usage = true };
-	struct zc_tap_ratio tr;
+	struct zc_taparm_ratio tr;
 	char prefix[2][128];
 	int i, ret;
 
 	for (i = 0; i < 2; i++)
 		snprintf(prefix[i], sizeof(prefix[i]), NAME ".udp4.%s.%s",
 			 rc->label, i ? "tap" : "notap");
-	ret = zc_tap_ratio_run(&tr, &cx->k, &mc, &cfg, VERDICT_S, prefix[1],
+	ret = zc_taparm_ratio_run(&tr, &cx->k, &mc, &cfg, VERDICT_S, prefix[1],
 			       ratio, why);
 	for (i = 0; i < 2 && !ret; i++)
 		arm_report(cx, rc, &tr.sa[i], prefix[i]);
-	zc_tap_ratio_close(&tr);
+	zc_taparm_ratio_close(&tr);
 	return ret;
 }
 

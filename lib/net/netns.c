@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <linux/if_ether.h>
 #include <bpf/libbpf.h>
@@ -66,6 +67,15 @@ int zc_netns_run(int nsfd, int (*fn)(void *arg), void *arg)
 	}
 	close(self);
 	return ret;
+}
+
+unsigned long zc_netns_inode(int nsfd)
+{
+	struct stat st;
+
+	if (nsfd >= 0 ? fstat(nsfd, &st) : stat("/proc/thread-self/ns/net", &st))
+		return 0;
+	return st.st_ino;
 }
 
 int zc_netns_new(void)

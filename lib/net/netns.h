@@ -42,6 +42,8 @@ struct zc_topo {
 int zc_netns_new(void);
 /* Enter nsfd in the calling thread; returns 0 or -errno. */
 int zc_netns_enter(int nsfd);
+/* Inode of the network namespace nsfd (-1: the caller's), 0 unknown. */
+unsigned long zc_netns_inode(int nsfd);
 /* Run fn(arg) inside nsfd and come back; returns fn's value or -errno. */
 int zc_netns_run(int nsfd, int (*fn)(void *arg), void *arg);
 

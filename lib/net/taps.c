@@ -207,15 +207,6 @@ static void classify(struct zc_tap *t)
 	t->copies_rx = t->running && (t->proto == ETH_P_ALL || ip);
 }
 
-unsigned long zc_netns_inode(int nsfd)
-{
-	struct stat st;
-
-	if (nsfd >= 0 ? fstat(nsfd, &st) : stat("/proc/thread-self/ns/net", &st))
-		return 0;
-	return st.st_ino;
-}
-
 static int list_one(int nsfd, struct list_args *la)
 {
 	unsigned long ino = zc_netns_inode(nsfd);
@@ -454,32 +445,6 @@ int zc_taps_report(int nsfd, const char *where)
 	return tx;
 }
 
-int zc_tap_open_on(int nsfd, int ifindex, bool ignore_outgoing)
-{
-	int fd = zc_open_tap(nsfd), one = 1;
-
-	if (fd < 0)
-		return fd;
-	if (ifindex) {
-		struct sockaddr_ll sll = {
-			.sll_family = AF_PACKET,
-			.sll_protocol = htons(ETH_P_ALL),
-			.sll_ifindex = ifindex,
-		};
-
-		if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)))
-			goto fail;
-	}
-	if (ignore_outgoing &&
-	    setsockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof(one)))
-		goto fail;
-	return fd;
-fail:
-	one = -errno;
-	close(fd);
-	return one;
-}
-
 static int noop(void *arg)
 {
 	return 0;
@@ -516,40 +481,4 @@ const struct zc_tap *zc_tap_find(const struct zc_tap *taps, int n, int fd)
 	ino = link_inode(path);
 	i = ino ? inode_index(taps, n, ino) : -1;
 	return i < 0 ? NULL : &taps[i];
-}
-
-static int spec_ifindex(const struct zc_topo *t, const struct zc_tap_spec *s)
-{
-	if (s->dev == ZC_TAP_LO)
-		return 1;
-	if (s->dev != ZC_TAP_EGRESS)
-		return 0;
-	return s->ns == ZC_TAP_RECEIVER ? t->b.ifindex : t->a.ifindex;
-}
-
-int zc_tap_spec_open(const struct zc_topo *t, const struct zc_tap_spec *s)
-{
-	if (s->ns == ZC_TAP_NONE)
-		return -ENOENT;
-	return zc_tap_open_on(s->ns == ZC_TAP_RECEIVER ? t->b.nsfd : t->a.nsfd,
-			      spec_ifindex(t, s), s->ignore_outgoing);
-}
-
-bool zc_tap_spec_listed(const struct zc_topo *t, const struct zc_tap_spec *s,
-			const struct zc_tap *tap, struct zc_why *why)
-{
-	char line[320];
-
-	if (!tap)
-		return !zc_why_set(why, "tap (ns %d, dev %d) not listed", s->ns,
-				   s->dev);
-	zc_tap_format(tap, line, sizeof(line));
-	ktap_print_msg("%s", line);
-	if (tap->pid != getpid() ||
-	    tap->ignore_outgoing != s->ignore_outgoing ||
-	    tap->copies_tx == s->ignore_outgoing ||
-	    tap->ifindex != spec_ifindex(t, s) || tap->proto != ETH_P_ALL ||
-	    !tap->running)
-		return !zc_why_set(why, "wrong listing: %s", line);
-	return true;
 }

@@ -6,7 +6,7 @@
 #include <sys/socket.h>
 
 #include "send/rxpair.h"
-#include "net/sock.h"
+#include "send/sock.h"
 #include "core/util.h"
 
 int zc_accept_one(int lfd, double timeout)

@@ -14,7 +14,7 @@
 #include <bpf/libbpf.h>
 
 #include "send/sink.h"
-#include "net/sock.h"
+#include "send/sock.h"
 #include "send/uring.h"
 #include "send/zcsend.h"
 #include "tc_drop.skel.h"

@@ -8,7 +8,7 @@
 #include <sys/socket.h>
 
 #include "net/netns.h"
-#include "net/sock.h"
+#include "send/sock.h"
 #include "send/sockerr.h"
 #include "core/util.h"
 

@@ -4,15 +4,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "net/env.h"
+#include "send/env.h"
 #include "send/sink.h"
 #include "send/taparm.h"
-#include "net/taps.h"
+#include "send/tapspec.h"
 #include "send/zcsend.h"
 
 static int arm_begin(void *arg)
 {
-	struct zc_tap_arm *a = arg;
+	struct zc_taparm_arm *a = arg;
 
 	if (!a->tap)
 		return 0;
@@ -22,7 +22,7 @@ static int arm_begin(void *arg)
 
 static int arm_end(void *arg)
 {
-	struct zc_tap_arm *a = arg;
+	struct zc_taparm_arm *a = arg;
 	int ret = zc_sender_flush(a->sa->tx.s, a->flush_timeout, 0);
 
 	if (a->tap_fd >= 0)
@@ -31,16 +31,16 @@ static int arm_end(void *arg)
 	return ret;
 }
 
-void zc_tap_arm_init(struct zc_tap_arm *a, struct zc_sink_arm *sa, int nsfd,
+void zc_taparm_init(struct zc_taparm_arm *a, struct zc_sink_arm *sa, int nsfd,
 		     bool tap, double flush_timeout)
 {
-	*a = (struct zc_tap_arm){ .sa = sa, .nsfd = nsfd, .tap = tap,
+	*a = (struct zc_taparm_arm){ .sa = sa, .nsfd = nsfd, .tap = tap,
 				  .tap_fd = -1, .flush_timeout = flush_timeout };
 	*sa = (struct zc_sink_arm){ .begin = arm_begin, .end = arm_end,
 				    .arg = a, .tx.fd = -1 };
 }
 
-int zc_tap_ratio_run(struct zc_tap_ratio *r, const struct zc_sink *k,
+int zc_taparm_ratio_run(struct zc_taparm_ratio *r, const struct zc_sink *k,
 		     const struct zc_meter_cfg *mc,
 		     const struct zc_sender_cfg *cfg, double flush_timeout,
 		     const char *name, struct zc_stats *ratio,
@@ -51,7 +51,7 @@ int zc_tap_ratio_run(struct zc_tap_ratio *r, const struct zc_sink *k,
 	int i, ret = 0;
 
 	for (i = 0; i < 2; i++)
-		zc_tap_arm_init(&r->a[i], &r->sa[i], k->t.a.nsfd, i,
+		zc_taparm_init(&r->a[i], &r->sa[i], k->t.a.nsfd, i,
 				flush_timeout);
 	for (i = 0; i < 2 && !ret; i++)
 		ret = zc_sink_tx_open(k, &r->sa[i].tx, &c[i], 0);
@@ -68,7 +68,7 @@ int zc_tap_ratio_run(struct zc_tap_ratio *r, const struct zc_sink *k,
 	return 0;
 }
 
-void zc_tap_ratio_close(struct zc_tap_ratio *r)
+void zc_taparm_ratio_close(struct zc_taparm_ratio *r)
 {
 	zc_sink_tx_close(&r->sa[0].tx);
 	zc_sink_tx_close(&r->sa[1].tx);

@@ -14,7 +14,7 @@
 
 struct zc_sender_cfg;
 
-struct zc_tap_arm {
+struct zc_taparm_arm {
 	struct zc_sink_arm *sa;
 	int nsfd;		/* where the tap opens */
 	bool tap;		/* false: the untapped arm */
@@ -23,13 +23,13 @@ struct zc_tap_arm {
 };
 
 /* Hooks sa's begin/end to a (which must outlive the rate). */
-void zc_tap_arm_init(struct zc_tap_arm *a, struct zc_sink_arm *sa, int nsfd,
+void zc_taparm_init(struct zc_taparm_arm *a, struct zc_sink_arm *sa, int nsfd,
 		     bool tap, double flush_timeout);
 
 /* A tap vs no-tap ratio: sa[0] untapped, sa[1] with the tap. */
-struct zc_tap_ratio {
+struct zc_taparm_ratio {
 	struct zc_sink_arm sa[2];
-	struct zc_tap_arm a[2];
+	struct zc_taparm_arm a[2];
 };
 
 /*
@@ -37,13 +37,13 @@ struct zc_tap_ratio {
  * interleaved: ratio = tapped / untapped. 0; 1 when the untapped arm's
  * zero-copy sends copied for a cause outside the kernel
  * (zc_env_copy_cause, said in why); -errno with why, prefixed by name.
- * zc_tap_ratio_close() in every case.
+ * zc_taparm_ratio_close() in every case.
  */
-int zc_tap_ratio_run(struct zc_tap_ratio *r, const struct zc_sink *k,
+int zc_taparm_ratio_run(struct zc_taparm_ratio *r, const struct zc_sink *k,
 		     const struct zc_meter_cfg *mc,
 		     const struct zc_sender_cfg *cfg, double flush_timeout,
 		     const char *name, struct zc_stats *ratio,
 		     struct zc_why *why);
-void zc_tap_ratio_close(struct zc_tap_ratio *r);
+void zc_taparm_ratio_close(struct zc_taparm_ratio *r);
 
 #endif

@@ -6,12 +6,12 @@
 #include <unistd.h>
 #include <sys/socket.h>
 
-#include "net/env.h"
+#include "send/env.h"
 #include "core/ktap.h"
 #include "core/meter.h"
 #include "send/rxpair.h"
-#include "net/sock.h"
-#include "net/taps.h"
+#include "send/sock.h"
+#include "send/tapspec.h"
 #include "send/verdictrun.h"
 
 static bool has_tap(const struct zc_vrun *r)

@@ -14,7 +14,7 @@
 
 #include "core/clock.h"
 #include "core/compat.h"
-#include "net/sock.h"
+#include "send/sock.h"
 #include "send/zcledger.h"
 #include "send/zcsend.h"
 

@@ -26,7 +26,7 @@ struct zc_ledger {
 	struct zc_rx *rx;	/* datagram receiver to pace fills by, or NULL */
 	size_t size;		/* bytes per request */
 	bool stream;		/* payload is one pattern by offset */
-	uint64_t seed;		/* payload pattern (lib/net/sock.h) */
+	uint64_t seed;		/* payload pattern (lib/send/sock.h) */
 	double timeout;		/* bound on waiting for the receiver */
 	bool poison;		/* rewrite each buffer as soon as it comes back */
 	/* books, indexed by request number */

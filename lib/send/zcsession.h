@@ -2,7 +2,7 @@
 /*
  * A booked session of zero-copy requests over the sink topology
  * (lib/send/sink.h): n sends from a to the tc sink or to a checking receiver
- * (lib/net/sock.h zc_rx) in b or on a's loopback, every completion booked in
+ * (lib/send/sock.h zc_rx) in b or on a's loopback, every completion booked in
  * a zc_ledger, then the contract and the traffic judged.
  */
 #ifndef ZC_ZCSESSION_H
@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "net/sock.h"
+#include "send/sock.h"
 #include "core/why.h"
 #include "send/zcledger.h"
 #include "send/zcsend.h"

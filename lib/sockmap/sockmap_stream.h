@@ -14,50 +14,13 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "sockmap/producer.h"
 #include "sockmap/sockmap.h"
 #include "core/why.h"
 
-/* Prime, so a lost or repeated chunk shifts the pattern and shows. */
-#define ZC_SM_PERIOD		1048573UL
 #define ZC_SM_STALL_S		3.0	/* no progress this long is a failure */
 #define ZC_SM_QUIET_S		0.05	/* "nothing more arrives" window */
 #define ZC_SM_PROBE_BYTES	4096
-
-/* The pattern both ends agree on, and the consumer's buffers. */
-struct zc_sm_pattern {
-	unsigned char *ring;	/* ZC_SM_PERIOD + chunk bytes */
-	unsigned char *rxbuf;	/* chunk bytes */
-	int devnull;		/* unverified spliced bytes go here, no copy */
-	size_t chunk;		/* bytes per write and per receive call */
-	int cpu_tx;		/* the producer thread's CPU, -1: any */
-};
-
-int zc_sm_pattern_init(struct zc_sm_pattern *p, size_t chunk, int cpu_tx,
-		       struct zc_why *why);
-void zc_sm_pattern_free(struct zc_sm_pattern *p);
-
-/* Writes the pattern into fd from a thread, bounded in time and bytes. */
-struct zc_sm_producer {
-	pthread_t tid;
-	bool running;
-	int fd, cpu;
-	const unsigned char *ring;
-	size_t chunk;
-	uint64_t limit, sent;
-	double deadline;
-	int stop, err;
-};
-
-/*
- * Writes pat->chunk bytes at a time from a thread pinned to pat->cpu_tx,
- * limit bytes in all, for at most secs; 0 or -errno.
- */
-int zc_sm_producer_start(struct zc_sm_producer *p,
-			 const struct zc_sm_pattern *pat, int fd,
-			 uint64_t limit, double secs);
-uint64_t zc_sm_producer_sent(struct zc_sm_producer *p);
-/* Bounded: the thread looks at stop at least every 50 ms. */
-void zc_sm_producer_stop(struct zc_sm_producer *p);
 
 enum zc_sm_call { ZC_SM_READ, ZC_SM_SPLICE };
 

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <sys/socket.h>
 
-#include "net/env.h"
+#include "send/env.h"
 #include "net/netdev_nl.h"
 #include "net/netns.h"
 #include "net/taps.h"

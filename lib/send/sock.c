@@ -9,7 +9,7 @@
 
 #include "core/meter.h"
 #include "net/netns.h"
-#include "net/sock.h"
+#include "send/sock.h"
 #include "core/util.h"
 
 #define RX_WINDOW	16	/* datagrams ahead of a receiver at most */

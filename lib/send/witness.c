@@ -13,7 +13,7 @@
 #include "core/ktap.h"
 #include "core/probe.h"
 #include "core/util.h"
-#include "net/witness.h"
+#include "send/witness.h"
 
 static struct {
 	struct witness *skel;
