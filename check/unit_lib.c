@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,6 +22,8 @@
 #include "core/opts.h"
 #include "core/probe.h"
 #include "net/taps.h"
+#include "sockmap/slip.h"
+#include "sockmap/sockmap_stream.h"
 #include "core/util.h"
 
 static int num, failed;
@@ -370,6 +373,121 @@ static void test_pattern(void)
 	      "pattern.check_finds_flip", NULL);
 	check(zc_pattern_check(b, sizeof(b), 43, 333) != -1,
 	      "pattern.seed_matters", NULL);
+}
+
+/* A received stream built from runs of the pattern: {stream offset, length}. */
+static size_t slip_stream(const struct zc_sm_pattern *p, unsigned char *buf,
+			  const uint64_t (*runs)[2], int n)
+{
+	size_t len = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		memcpy(buf + len, p->ring + runs[i][0] % ZC_SM_PERIOD, runs[i][1]);
+		len += runs[i][1];
+	}
+	return len;
+}
+
+/* Describe the first difference of buf from the pattern, as the stream does. */
+static void slip_of(const struct zc_sm_pattern *p, const unsigned char *buf,
+		    size_t len, struct zc_sm_slip *s, char *msg, size_t mlen)
+{
+	size_t i = 0;
+	int before;
+
+	while (i < len && buf[i] == p->ring[i % ZC_SM_PERIOD])
+		i++;
+	before = i < 16 ? i : 16;
+	zc_sm_describe_slip(p->ring, ZC_SM_PERIOD, p->chunk, i, buf + i - before, len - i + before, before,
+			    s, msg, mlen);
+}
+
+/*
+ * A wrong byte in a sockmap stream is traced back to the pattern: how far
+ * the stream slipped and whether the bytes went missing, came twice, came
+ * late (reordered), or are not the pattern at all.
+ */
+static void test_sm_slip(void)
+{
+	static unsigned char buf[1 << 20];
+	struct zc_why why = { "" };
+	struct zc_sm_pattern p = { .devnull = -1 };
+	struct zc_sm_slip s;
+	char msg[512];
+	size_t len, d;
+
+	if (zc_sm_pattern_init(&p, 65536, -1, &why)) {
+		check(0, "sm_slip.pattern", why.msg);
+		return;
+	}
+	len = slip_stream(&p, buf, (const uint64_t[][2]){ { 0, 1050 },
+		{ 1050 + 1448, 20000 } }, 2);
+	slip_of(&p, buf, len, &s, msg, sizeof(msg));
+	check(s.slip_at == 1050 && s.seg[0].src == 1050 + 1448 &&
+	      s.seg[0].len == 20000 && strstr(msg, "missing") &&
+	      strstr(msg, "20000 B of 2498 (+1448)"),
+	      "sm_slip.missing_names_the_gap", msg);
+
+	len = slip_stream(&p, buf, (const uint64_t[][2]){ { 0, 100 },
+		{ 100 + 1448, 1448 }, { 100, 1448 }, { 100 + 2896, 5000 } }, 4);
+	slip_of(&p, buf, len, &s, msg, sizeof(msg));
+	check(s.nseg == 3 && s.seg[1].src == 100 && s.back_at == 100 + 1448 &&
+	      strstr(msg, "reordered") &&
+	      strstr(msg, "1448 B of 1548 (+1448), 1448 B of 100 (-1448), 5000 B of 2996 (+0)"),
+	      "sm_slip.reorder_is_not_a_loss", msg);
+
+	len = slip_stream(&p, buf, (const uint64_t[][2]){ { 0, 5000 },
+		{ 3000, 5000 } }, 2);
+	slip_of(&p, buf, len, &s, msg, sizeof(msg));
+	check(s.seg[0].src == 3000 && strstr(msg, "repeated") &&
+	      strstr(msg, "(-2000)"), "sm_slip.repeat_names_the_overlap", msg);
+
+	len = slip_stream(&p, buf, (const uint64_t[][2]){ { 0, 9000 } }, 1);
+	memset(buf + 4000, 0, 64);
+	buf[4000] = p.ring[4000] ^ 0xff;
+	slip_of(&p, buf, len, &s, msg, sizeof(msg));
+	check(s.seg[0].src == -1 && s.seg[0].len <= 64 && s.seg[1].src == (int64_t)s.seg[1].at &&
+	      strstr(msg, "corrupted in place"), "sm_slip.corruption_in_place", msg);
+
+	/* A gap whose first byte happens to equal the expected one: slip at 1050. */
+	for (d = 1; d < 100000 && p.ring[1050] != p.ring[1050 + d]; d++)
+		;
+	len = slip_stream(&p, buf, (const uint64_t[][2]){ { 0, 1050 },
+		{ 1050 + d, 8000 } }, 2);
+	slip_of(&p, buf, len, &s, msg, sizeof(msg));
+	check(s.slip_at == 1050 && s.seg[0].src == (int64_t)(1051 + d) &&
+	      strstr(msg, "from offset 1050 "), "sm_slip.coincident_byte_before_the_slip", msg);
+
+	/* The whole failure line, from a stream over a socket pair. */
+	{
+		struct zc_sm_topo t = { .rx = -1, .c1 = -1, .p1 = -1, .c2 = -1,
+					.p2 = -1, .lfd = -1, .nsfd = -1,
+					.pipe = { -1, -1 } };
+		struct zc_sm_rx r;
+		int sv[2];
+		long n = 1;
+
+		len = slip_stream(&p, buf, (const uint64_t[][2]){ { 0, 70000 },
+			{ 70000 + 4096, 4096 }, { 70000, 4096 }, { 78192, 30000 } }, 4);
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) ||
+		    write(sv[0], buf, len) != (ssize_t)len) {
+			check(0, "sm_slip.failure_line", strerror(errno));
+		} else {
+			t.rx = sv[1];
+			zc_sm_rx_init(&r, &p, &t, ZC_SM_READ, true);
+			while (n > 0)
+				n = zc_sm_rx_once(&r, 0.5);
+			zc_sm_rx_error(&r, n, len, &why);
+			check(n == -EBADMSG && strstr(why.msg, "wrong byte at stream offset 70000 ") &&
+			      strstr(why.msg, "reordered") &&
+			      strstr(why.msg, "4096 B of 74096 (+4096), 4096 B of 70000 (-4096), 30000 B of 78192 (+0)") &&
+			      !r.seen, "sm_slip.failure_line_maps_the_bytes", why.msg);
+			close(sv[0]);
+			close(sv[1]);
+		}
+	}
+	zc_sm_pattern_free(&p);
 }
 
 static void test_parse_numbers(void)
@@ -864,6 +982,7 @@ int main(void)
 	test_config();
 	test_env_parsers();
 	test_pattern();
+	test_sm_slip();
 	test_parse_numbers();
 	test_kmsg_parse();
 	test_kmsg_runner();

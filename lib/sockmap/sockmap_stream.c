@@ -11,12 +11,15 @@
 #include "core/ktap.h"
 #include "core/meter.h"
 #include "core/probe.h"
+#include "sockmap/slip.h"
 #include "sockmap/sockmap_stream.h"
 #include "core/util.h"
 
 #define TRANSFER_S	60.0	/* whole functional transfer */
 #define PROBE_S		0.5	/* splice attempts on queued bytes */
 #define SETTLE_S	0.3	/* FIONREAD blind: time for the rest to queue */
+#define FOLLOW_S	0.5	/* reading on after a wrong byte, to map it */
+#define SEEN_BEFORE	16	/* right bytes kept before a wrong one */
 
 /* Consumer */
 
@@ -31,6 +34,25 @@ void zc_sm_rx_init(struct zc_sm_rx *r, const struct zc_sm_pattern *pat,
 	r->bad = -1;
 }
 
+/* Keep what came instead of the pattern, from a little before the wrong byte. */
+static void keep_seen(struct zc_sm_rx *r, const unsigned char *buf, size_t n,
+		      size_t i)
+{
+	size_t before = i < SEEN_BEFORE ? i : SEEN_BEFORE;
+
+	free(r->seen);
+	r->seen_len = 0;
+	r->seen = malloc(SEEN_BEFORE + ZC_SM_SEEN_MAX);
+	if (!r->seen)
+		return;
+	n -= i - before;
+	if (n > before + ZC_SM_SEEN_MAX)
+		n = before + ZC_SM_SEEN_MAX;
+	memcpy(r->seen, buf + i - before, n);
+	r->seen_len = n;
+	r->seen_before = before;
+}
+
 static int check_bytes(struct zc_sm_rx *r, const unsigned char *buf, size_t n)
 {
 	const unsigned char *want = r->pat->ring + r->got % ZC_SM_PERIOD;
@@ -41,7 +63,34 @@ static int check_bytes(struct zc_sm_rx *r, const unsigned char *buf, size_t n)
 	for (i = 0; i < n && buf[i] == want[i]; i++)
 		;
 	r->bad = r->got + i;
+	keep_seen(r, buf, n, i);
 	return -EBADMSG;
+}
+
+/*
+ * After a wrong byte, read on (bounded in time and bytes) so the map of
+ * what came instead shows whether the missing bytes arrive later.
+ */
+static void rx_follow(struct zc_sm_rx *r, double secs)
+{
+	double deadline = zc_now() + secs;
+	size_t cap = r->seen_before + ZC_SM_SEEN_MAX;
+	int fd;
+
+	while (r->seen && r->seen_len < cap && zc_now() < deadline) {
+		/* Spliced bytes still in the pipe come before the socket's. */
+		fd = r->call == ZC_SM_SPLICE && zc_poll_one(r->t->pipe[0], POLLIN, 0) > 0 ?
+			r->t->pipe[0] : r->t->rx;
+		ssize_t m = read(fd, r->seen + r->seen_len, cap - r->seen_len);
+
+		if (m > 0) {
+			r->seen_len += m;
+			continue;
+		}
+		if (!m || (errno != EAGAIN && errno != EINTR))
+			break;
+		zc_poll_one(r->t->rx, POLLIN, 0.05);
+	}
 }
 
 /* Empty the pipe: into rxbuf to verify, else into /dev/null without a copy. */
@@ -98,9 +147,14 @@ long zc_sm_rx_once(struct zc_sm_rx *r, double wait)
 
 	for (;;) {
 		ssize_t n = rx_call(r);
+		long ret;
 
-		if (n >= 0)
-			return n ? rx_take(r, n) : 0;
+		if (n >= 0) {
+			ret = n ? rx_take(r, n) : 0;
+			if (ret == -EBADMSG)
+				rx_follow(r, FOLLOW_S);
+			return ret;
+		}
 		if (errno != EAGAIN && errno != EINTR)
 			return -errno;
 		if (zc_now() >= deadline)
@@ -137,7 +191,16 @@ void zc_sm_rx_error(struct zc_sm_rx *r, long ret, uint64_t total,
 	else
 		snprintf(at, sizeof(at), "after %llu bytes",
 			 (unsigned long long)r->got);
-	if (ret == -EBADMSG)
+	if (ret == -EBADMSG && r->seen) {
+		char slip[400];
+		struct zc_sm_slip s;
+
+		zc_sm_describe_slip(r->pat->ring, ZC_SM_PERIOD,
+				    r->pat->chunk, r->bad, r->seen, r->seen_len,
+				    r->seen_before, &s, slip, sizeof(slip));
+		zc_why_set(why, "wrong byte at stream offset %ld %s: %s",
+			   r->bad, at, slip);
+	} else if (ret == -EBADMSG)
 		zc_why_set(why, "wrong byte at stream offset %ld", r->bad);
 	else if (ret == 0 && inq > 0)
 		zc_why_set(why, "%s returned 0 (false end of file) with FIONREAD=%d %s",
@@ -148,6 +211,9 @@ void zc_sm_rx_error(struct zc_sm_rx *r, long ret, uint64_t total,
 		zc_why_set(why, "stalled %.0f s %s (%s)", ZC_SM_STALL_S, at, state);
 	else
 		zc_why_set(why, "%s %s: %s", call, at, strerror(-ret));
+	free(r->seen);
+	r->seen = NULL;
+	r->seen_len = 0;
 }
 
 int zc_sm_nothing_more(struct zc_sm_topo *t, struct zc_why *why)
@@ -292,8 +358,7 @@ static long probe_attempts(struct zc_sm_rx *r, struct zc_sm_probe *po)
 	for (;;) {
 		n = rx_call(r);
 		if (n > 0 && rx_take(r, n) < 0) {
-			zc_why_set(&po->why, "spliced bytes wrong at offset %ld",
-				   r->bad);
+			zc_sm_rx_error(r, -EBADMSG, ZC_SM_PROBE_BYTES, &po->why);
 			po->state = ZC_SM_PROBE_FAILED;
 			return n;
 		}

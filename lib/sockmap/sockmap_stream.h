@@ -32,7 +32,17 @@ struct zc_sm_rx {
 	bool verify;
 	uint64_t got;		/* stream offset of the next byte */
 	long bad;		/* stream offset of a wrong byte */
+	/*
+	 * What came instead: the received bytes from the one before the
+	 * wrong one on (and more read after it, zc_sm_rx_follow), for
+	 * zc_sm_rx_error to map back onto the pattern.
+	 */
+	unsigned char *seen;
+	size_t seen_len;
+	int seen_before;	/* bytes of seen before the wrong one */
 };
+
+#define ZC_SM_SEEN_MAX	(1UL << 20)	/* bytes kept after a wrong one */
 
 void zc_sm_rx_init(struct zc_sm_rx *r, const struct zc_sm_pattern *pat,
 		   struct zc_sm_topo *t, enum zc_sm_call call, bool verify);
@@ -43,10 +53,12 @@ void zc_sm_rx_init(struct zc_sm_rx *r, const struct zc_sm_pattern *pat,
 long zc_sm_rx_once(struct zc_sm_rx *r, double wait);
 /* zc_measure's step over zc_sm_rx_once; an end of file is -EPIPE. */
 int zc_sm_rx_step(void *rx, uint64_t *bytes, uint64_t *pkts);
-/* What went wrong at ret; total 0: an open-ended stream (rates). */
+/*
+ * What went wrong at ret; total 0: an open-ended stream (rates). A wrong
+ * byte is described from r->seen (zc_sm_describe_slip) and r->seen freed.
+ */
 void zc_sm_rx_error(struct zc_sm_rx *r, long ret, uint64_t total,
 		    struct zc_why *why);
-
 /* Nothing beyond what was sent: no POLLIN, FIONREAD 0, read says EAGAIN. */
 int zc_sm_nothing_more(struct zc_sm_topo *t, struct zc_why *why);
 /*
