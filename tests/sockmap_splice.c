@@ -55,6 +55,7 @@ struct ctx {
 	struct zc_opts o;
 	long rcvbuf;		/* --rcvbuf: SO_RCVBUFFORCE on the consumer, 0: default */
 	long bytes;		/* --bytes: functional transfer size */
+	bool allow_warn;	/* --allow-warn: psock_teardown_warn runs */
 	struct zc_sm_pattern pat;
 	enum zc_sm_probe_state probe;	/* the ingress splice probe, run once */
 	struct zc_why probe_reason;
@@ -489,17 +490,30 @@ static int teardown_meminfo(int fd, int *fwd, unsigned int *rmem)
 	return 0;
 }
 
-/* A WARN under panic_on_warn takes the machine down: opt-in only. */
-static bool teardown_allowed(struct zc_why *why)
+/*
+ * The case exists to make an affected kernel warn, which taints it W for
+ * every later job of the boot (labs flag a new warning): it runs only
+ * when asked, by ZC_ALLOW_WARN=1 or --allow-warn. Where a WARN panics
+ * the machine (kernel.panic_on_warn=1) it takes ZC_ALLOW_WARN=panic.
+ */
+static bool teardown_allowed(const struct ctx *cx, struct zc_why *why)
 {
 	const char *allow = getenv("ZC_ALLOW_WARN");
+	bool panic = allow && !strcmp(allow, "panic");
+	bool yes = cx->allow_warn || panic || (allow && !strcmp(allow, "1"));
 	long pow = 0;
 
-	if (zc_sysctl_read("kernel.panic_on_warn", &pow) || !pow)
+	if (!yes) {
+		zc_why_set(why, "opt-in: raises a known kernel WARNING on purpose (inet_sock_destruct, %s), tainting the kernel W until reboot; ZC_ALLOW_WARN=1 or --allow-warn runs it%s%s%s",
+			   TEARDOWN_BUG, allow && strcmp(allow, "0") ?
+			   " (ZC_ALLOW_WARN='" : "",
+			   allow && strcmp(allow, "0") ? allow : "",
+			   allow && strcmp(allow, "0") ? "' is not 1 or panic)" : "");
+		return false;
+	}
+	if (panic || zc_sysctl_read("kernel.panic_on_warn", &pow) || !pow)
 		return true;
-	if (allow && !strcmp(allow, "1"))
-		return true;
-	zc_why_set(why, "kernel.panic_on_warn=1: a kernel carrying %s would panic here; ZC_ALLOW_WARN=1 runs it",
+	zc_why_set(why, "kernel.panic_on_warn=1: a kernel carrying %s would panic here; ZC_ALLOW_WARN=panic runs it anyway",
 		   TEARDOWN_BUG);
 	return false;
 }
@@ -560,7 +574,7 @@ static void case_psock_teardown(const struct zc_case *c, void *arg)
 	struct zc_psock_race r;
 	int ret, rounds = 0;
 
-	if (!teardown_allowed(&why)) {
+	if (!teardown_allowed(cx, &why)) {
 		ktap_skip(c->name, "%s", why.msg);
 		return;
 	}
@@ -700,13 +714,15 @@ static enum zc_sm_probe_state splice_probe(struct ctx *cx)
 	return cx->probe;
 }
 
-enum { OPT_RCVBUF = 256, OPT_BYTES };
+enum { OPT_RCVBUF = 256, OPT_BYTES, OPT_ALLOW_WARN };
 
 static const struct zc_opt_extra extra_opts[] = {
 	{ "rcvbuf", 1, OPT_RCVBUF, "BYTES",
 	  "SO_RCVBUFFORCE on the consumer (default 16M; 0 keeps the default; queue checks and the probe use 8M at least)" },
 	{ "bytes", 1, OPT_BYTES, "BYTES",
 	  "pattern bytes per functional transfer (default 64M)" },
+	{ "allow-warn", 0, OPT_ALLOW_WARN, NULL,
+	  "run psock_teardown_warn, which warns (taints) an affected kernel on purpose (env ZC_ALLOW_WARN=1; =panic even under kernel.panic_on_warn=1)" },
 	{ NULL }
 };
 
@@ -727,6 +743,9 @@ static int parse_extra(int val, const char *arg, void *ctx, struct zc_why *why)
 			return 0;
 		return zc_why_set(why, "--bytes wants bytes in [1, 16G], got '%s'",
 				  arg);
+	case OPT_ALLOW_WARN:
+		cx->allow_warn = true;
+		return 0;
 	}
 	return -1;
 }

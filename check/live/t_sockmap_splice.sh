@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # sockmap_splice specifics: its case list, a short run whose splice cases
-# agree with the probe, and SIGINT/SIGTERM at any moment leaving none of
+# agree with the probe and which leaves the kernel-warning case to an
+# opt-in, and SIGINT/SIGTERM at any moment leaving none of
 # the BPF objects the process held. Objects are checked by id, so other
 # tests running in parallel (loading programs of the same name) do not count.
 
@@ -31,7 +32,15 @@ verdict()
 
 tap=$(mktemp /tmp/zc-check-sockmap.XXXXXX)
 trap 'rm -f "$tap"' EXIT
-quick_run sockmap_splice "$tap" "$BIN" --bytes 4M --duration 0.05 --repeat 1
+# A default run: nobody asked for the case that warns the kernel on purpose.
+quick_run sockmap_splice "$tap" env -u ZC_ALLOW_WARN "$BIN" --bytes 4M \
+	--duration 0.05 --repeat 1
+v=$(verdict psock_teardown_warn)
+expect "sockmap_splice.teardown_warn_skips_unless_asked # $v" \
+	eval '[[ "$v" == "ok opt-in: "*"tainting the kernel W"*"ZC_ALLOW_WARN=1 or --allow-warn runs it" ]]'
+v=$(ZC_ALLOW_WARN=yes "$BIN" -t psock_teardown_warn | grep ' psock_teardown_warn')
+expect "sockmap_splice.teardown_warn_names_a_bad_switch" \
+	eval '[[ "$v" == *"# SKIP opt-in: "*"(ZC_ALLOW_WARN='"'yes'"' is not 1 or panic)" ]]'
 
 support=$(verdict splice_support)
 bad=""
