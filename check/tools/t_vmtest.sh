@@ -97,7 +97,7 @@ check "advertised but refused: zero-copy cells skip with the missing preconditio
 
 # Internals, through the module itself.
 cat >"$TMP/unit.py" <<'PY'
-import importlib.machinery, importlib.util, lzma, os, subprocess, sys
+import importlib.machinery, importlib.util, io, lzma, os, subprocess, sys
 path, tmp, what = sys.argv[1], sys.argv[2], sys.argv[3]
 loader = importlib.machinery.SourceFileLoader("vmtest", path)
 spec = importlib.util.spec_from_loader("vmtest", loader)
@@ -325,6 +325,77 @@ if what == "early_panic":
 	col = vm.boot_or_skip(args, kern, None, tmp, [])
 	assert len(boots) == 1 and col["problems"][0].startswith("kernel: Kernel panic"), col
 	sys.exit(0)
+
+if what == "boot_stuck":
+	# A guest that never reaches the suite is stopped early: after
+	# BOOT_STALLS stall reports, or --boot-timeout without the suite;
+	# booted once more; stuck again, a boot failure beside the verdicts.
+	# The console is 6.1.0-57's stall report in the kernel's format.
+	fix = sys.argv[4]
+	con = open(fix).read()
+	reports = con.split("[   43.3")[0]
+	assert vm.boot_stuck(con, 90, 240).startswith(
+		"4 stall reports before the suite started, 90 s after boot"), \
+		vm.boot_stuck(con, 90, 240)
+	assert vm.boot_stuck(reports, 50, 240) is None
+	assert vm.boot_stuck(reports, 241, 240) == \
+		"no suite output 241 s after boot (--boot-timeout 240 s)"
+	assert vm.boot_stuck(con + "zc-vm: run_tests.sh -d 0.2\n", 900, 240) is None
+	lines = vm.stuck_lines(con)
+	assert lines[0].endswith("rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:"), lines
+	assert len(lines) <= 8 and any("timer wakeup didn't happen" in l
+					 for l in lines), lines
+	# watch_boot stops the guest as soon as the console says so.
+	class Proc:
+		killed = 0
+		def kill(self):
+			Proc.killed += 1
+	args = vm.parse_args(["--debian", "6.1"])
+	path = os.path.join(tmp, "console.log")
+	out = {}
+	open(path, "w").write(reports)
+	assert vm.watch_boot(args, path, vm.time.time() - 60, Proc(), out) and \
+		not Proc.killed and not out
+	open(path, "w").write(con)
+	assert not vm.watch_boot(args, path, vm.time.time() - 90, Proc(), out)
+	assert Proc.killed == 1 and out["boot_stuck"].startswith("4 stall"), out
+	open(path, "w").write(reports + "zc-vm: run_tests.sh\n")
+	out = {}
+	assert not vm.watch_boot(args, path, vm.time.time() - 30, Proc(), out)
+	assert Proc.killed == 1 and out["suite_after"] >= 30, out
+	# Stuck twice: no column, a boot failure with both boots' lines.
+	def fake(consoles):
+		boots = []
+		def boot(args, k, suite, wd):
+			c = consoles[len(boots)]
+			boots.append(c)
+			col = {"label": k.label, "problems": [], "early_panic": None}
+			if vm.boot_stuck(c, 90, args.boot_timeout):
+				col["boot_stuck"] = vm.boot_stuck(c, 90, args.boot_timeout)
+				col["boot_lines"] = vm.stuck_lines(c)
+			return col
+		vm.boot = boot
+		return boots
+	kern = type("K", (), {"label": "6.1.0-57-amd64"})()
+	fine = "zc-vm: run_tests.sh\nok 1 selftests: zc: a\n"
+	sk = []
+	boots = fake([con, con, fine])
+	assert vm.boot_or_skip(args, kern, None, tmp, sk) is None and len(boots) == 2
+	assert sk == [] and len(args.bootfails) == 1, (sk, args.bootfails)
+	label, reason, lines = args.bootfails[0]
+	assert reason.startswith("stuck at boot twice under tcg: 4 stall reports"), reason
+	assert "-- booted once more:" in lines and lines.count(lines[0]) == 2, lines
+	f = io.StringIO()
+	vm.report_bootfails(args.bootfails, f)
+	text = f.getvalue()
+	assert "  vmtest: BOOT-FAIL 6.1.0-57-amd64: stuck at boot twice under tcg" in text, text
+	assert "    | [   22.300000] rcu: INFO: rcu_preempt detected stalls" in text, text
+	# Stuck once: the second boot's column, and the first boot noted.
+	boots = fake([con, fine])
+	col = vm.boot_or_skip(args, kern, None, tmp, sk)
+	assert len(boots) == 2 and col["first_boot"].startswith("stuck at boot: 4 stall"), col
+	assert len(args.bootfails) == 1
+	sys.exit(0)
 PY
 
 if command -v busybox >/dev/null; then
@@ -359,6 +430,12 @@ check "a kernel warning the guest's suite attributed is no guest problem; one it
 python3 "$TMP/unit.py" "$VMTEST" "$TMP" envskip >"$OUT" 2>&1
 check "no network, failed download, no qemu, spent budget, a guest still running at its limit: skipped, not failed; a hang or failure still fails" \
 	test $? = 0
+
+python3 "$TMP/unit.py" "$VMTEST" "$TMP" boot_stuck \
+	"$HERE/fixtures/vmtest/stuck/console.log" >"$OUT" 2>&1
+check "a guest stuck at boot (stall reports, no suite in --boot-timeout) stops early, boots once more, then is a BOOT-FAIL with its console lines, no test verdict" \
+	eval '[ $? = 0 ] &&
+	      has "^vmtest: 6\.1\.0-57-amd64: stuck at boot \(4 stall reports before the suite started, 90 s after boot\); booting once more\$"'
 
 python3 "$TMP/unit.py" "$VMTEST" "$TMP" early_panic >"$OUT" 2>&1
 check "a panic before the suite started boots once more and says so; a second one fails; one after the suite started never retries" \
