@@ -222,12 +222,12 @@ expect "corrupt results.json: falls back to the logs" 0 \
 grep -q "reading the logs instead" "$ERR"
 ok $? "corrupt results.json is reported in one line"
 run "$RES" "$TMP/nonexistent"
-[ "$RC" = 1 ] && [ "$(wc -l <"$ERR")" = 1 ]
-ok $? "zc-results on a missing dir: one-line message, exit 1"
+[ "$RC" = 125 ] && [ "$(wc -l <"$ERR")" = 1 ]
+ok $? "zc-results on a missing dir: one-line message, exit 125"
 mkdir "$TMP/emptydir"
 run "$RES" "$TMP/emptydir"
-[ "$RC" = 1 ] && [ "$(wc -l <"$ERR")" = 1 ]
-ok $? "zc-results on a dir without logs: exit 1"
+[ "$RC" = 125 ] && [ "$(wc -l <"$ERR")" = 1 ]
+ok $? "zc-results on a dir without logs: exit 125"
 
 # a directory of run directories pools each side's runs
 for r in 1 2; do
