@@ -121,6 +121,7 @@ endif
 # default -O2 -g); ZC_CFLAGS carries what the build needs regardless.
 CFLAGS ?= -O2 -g
 ZC_CFLAGS = -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
+	    -Werror=incompatible-pointer-types \
 	    $(LLVM_CFLAGS) -D_GNU_SOURCE -I$(TOP)/lib -I$(TOP) -I$(OUTPUT) $(KHDR_INCLUDES) \
 	    $(PKG_CFLAGS) $(SANITIZE_CFLAGS) $(CFLAGS) $(USERCFLAGS)
 ZC_LDFLAGS = $(SANITIZE_CFLAGS) $(LDFLAGS) $(USERLDFLAGS)

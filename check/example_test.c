@@ -14,10 +14,10 @@
 #include <arpa/inet.h>
 #include <sys/socket.h>
 
-#include "net/netns.h"
+#include "core/matrix.h"
 #include "core/probe.h"
-#include "core/runner.h"
 #include "core/util.h"
+#include "net/netns.h"
 #include "send/zcsend.h"
 
 struct ctx {
@@ -25,24 +25,40 @@ struct ctx {
 	int nsfd;		/* our namespace, lo up */
 };
 
-/* A row's data: what the case does and what it expects. */
+/* A row: the runner's hooks, what the case does, what it expects. */
 struct row {
+	ZC_ROW_HOOKS(struct row, struct ctx);
+	enum proto { UDP4 } proto;
 	enum zc_send_mode mode;
+	enum topo { LOOPBACK } topo;
 	int verdict;		/* ZC_VERDICT_COPIED / ZC_VERDICT_ZEROCOPY */
 };
+ZC_MATRIX_TYPE(row, struct row, struct ctx)
 
-static void case_verdict(const struct zc_case *c, void *ctx);
-static enum zc_pre need_so_zerocopy(const struct zc_case *c, void *ctx,
-				    struct zc_why *why);
+static void case_verdict(const struct zc_case *c, const struct row *r,
+			 struct ctx *x);
+static enum zc_pre need_so_zerocopy(const struct zc_case *c, const struct row *r,
+				    struct ctx *x, struct zc_why *why);
 
-/* ---- the case table ---- */
+/* ---- the cases: rows from their axes, names from the rows ---- */
 
-static const struct zc_case cases[] = {
-	{ .name = "udp4.send.loopback", .fn = case_verdict,
-	  .arg = &(const struct row){ ZC_MODE_SEND, ZC_VERDICT_COPIED } },
-	{ .name = "udp4.msg_zerocopy.loopback", .fn = case_verdict,
-	  .arg = &(const struct row){ ZC_MODE_MSG_ZEROCOPY, ZC_VERDICT_COPIED },
-	  .pre = need_so_zerocopy, .timeout = 10 },
+static const char *const protos[] = { [UDP4] = "udp4" };
+static const char *const modes[] = {
+	[ZC_MODE_SEND] = "send", [ZC_MODE_MSG_ZEROCOPY] = "msg_zerocopy",
+};
+static const char *const topos[] = { [LOOPBACK] = "loopback" };
+
+/* Local delivery copies: both sends are expected copied. */
+static const struct row_matrix cases = {
+	.base = &(const struct row){
+		.zc = { .fn = case_verdict, .pre = need_so_zerocopy, .timeout = 10 },
+		.verdict = ZC_VERDICT_COPIED,
+	},
+	.axes = {
+		ZC_AXIS(struct row, proto, protos, UDP4),
+		ZC_AXIS(struct row, mode, modes, ZC_MODE_SEND, ZC_MODE_MSG_ZEROCOPY),
+		ZC_AXIS(struct row, topo, topos, LOOPBACK),
+	},
 };
 
 /* ---- the case bodies ---- */
@@ -67,10 +83,9 @@ static int udp_pair(int nsfd, int fd[2], struct zc_why *why)
 	return 0;
 }
 
-static void case_verdict(const struct zc_case *c, void *ctx)
+static void case_verdict(const struct zc_case *c, const struct row *r,
+			 struct ctx *x)
 {
-	const struct row *r = c->arg;
-	struct ctx *x = ctx;
 	struct zc_sender_cfg cfg = { .mode = r->mode, .size = x->o.size,
 				     .depth = 1, .exact = true };
 	struct zc_why why = { "" };
@@ -95,13 +110,16 @@ static void case_verdict(const struct zc_case *c, void *ctx)
 }
 
 /* What only run time knows: does this kernel take SO_ZEROCOPY? */
-static enum zc_pre need_so_zerocopy(const struct zc_case *c, void *ctx,
-				    struct zc_why *why)
+static enum zc_pre need_so_zerocopy(const struct zc_case *c, const struct row *r,
+				    struct ctx *x, struct zc_why *why)
 {
-	struct ctx *x = ctx;
-	int fd = zc_socket_in(x->nsfd, AF_INET, SOCK_DGRAM, 0), one = 1;
-	int ret = fd < 0 ? -1 : setsockopt(fd, SOL_SOCKET, SO_ZEROCOPY,
-					   &one, sizeof(one));
+	int fd, one = 1, ret;
+
+	if (r->mode != ZC_MODE_MSG_ZEROCOPY)
+		return ZC_RUN;
+	fd = zc_socket_in(x->nsfd, AF_INET, SOCK_DGRAM, 0);
+	ret = fd < 0 ? -1 : setsockopt(fd, SOL_SOCKET, SO_ZEROCOPY,
+				       &one, sizeof(one));
 
 	if (ret)
 		zc_why_errno(why, "SO_ZEROCOPY on a UDP socket");
@@ -145,14 +163,15 @@ static const struct zc_test_desc desc = {
 	.size_default = 1024, .size_max = 65507,
 };
 
-static const struct zc_test test = {
-	.desc = &desc, .cases = cases, .ncases = ZC_ARRAY_SIZE(cases),
-	.probe = probe, .setup = setup, .teardown = teardown,
+static struct zc_test test = {
+	.desc = &desc, .probe = probe, .setup = setup, .teardown = teardown,
 };
 
 int main(int argc, char **argv)
 {
 	struct ctx ctx = { .nsfd = -1 };
 
-	return zc_main(&test, argc, argv, &ctx.o, &ctx);
+	struct zc_matrix ms[] = { row_matrix(&cases) };
+
+	return zc_matrix_main(&test, ms, 1, argc, argv, &ctx.o, &ctx);
 }

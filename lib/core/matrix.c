@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Case matrices (matrix.h): rows from axes, names from the rows' fields,
+ * one way for every test.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/ktap.h"
+#include "core/matrix.h"
+
+#define NAME_MAX_LEN	128
+
+static size_t naxes(const struct zc_matrix_axis *axes)
+{
+	size_t n = 0;
+
+	while (n < ZC_MATRIX_AXES && axes[n].names)
+		n++;
+	return n;
+}
+
+int zc_matrix_name(const struct zc_matrix_axis *axes, const void *row,
+		   char *buf, size_t len, struct zc_why *why)
+{
+	size_t used = 0, i, n = naxes(axes);
+
+	buf[0] = '\0';
+	for (i = 0; i < n; i++) {
+		const struct zc_matrix_axis *a = &axes[i];
+		const char *part;
+		int v, w;
+
+		memcpy(&v, (const char *)row + a->off, sizeof(v));
+		if (v < 0 || (size_t)v >= a->nnames || !a->names[v])
+			return zc_why_set(why, "axis %zu: value %d has no name", i, v);
+		part = a->names[v];
+		if (!*part)
+			continue;
+		w = snprintf(buf + used, len - used, "%s%s",
+			     !used ? "" : a->join == '_' ? "_" : ".", part);
+		if (w < 0 || (size_t)w >= len - used)
+			return zc_why_set(why, "name longer than %zu bytes", len - 1);
+		used += w;
+	}
+	if (!used)
+		return zc_why_set(why, "a row with an empty name");
+	return 0;
+}
+
+static int grow(struct zc_matrix_cases *out, struct zc_why *why)
+{
+	struct zc_case *c;
+
+	if (out->n % 64)
+		return 0;
+	c = realloc(out->cases, (out->n + 64) * sizeof(*c));
+	if (!c)
+		return zc_why_set(why, "out of memory");
+	out->cases = c;
+	return 0;
+}
+
+static int add_row(const struct zc_matrix *m, const void *row,
+		   struct zc_matrix_cases *out, struct zc_why *why)
+{
+	const struct zc_matrix_hooks *h = row;
+	char name[NAME_MAX_LEN];
+	void *r;
+	size_t i;
+
+	if (m->rule(m->typed, row))
+		return 0;
+	if (zc_matrix_name(m->axes, row, name, sizeof(name), why))
+		return -1;
+	for (i = 0; i < out->n; i++)
+		if (!strcmp(out->cases[i].name, name))
+			return zc_why_set(why, "two rows named %s", name);
+	if (grow(out, why))
+		return -1;
+	r = malloc(m->size);
+	if (!r)
+		return zc_why_set(why, "out of memory");
+	memcpy(r, row, m->size);
+	out->cases[out->n++] = (struct zc_case){
+		.name = strdup(name),
+		.fn = m->fn,
+		.arg = r,
+		.xfail = h->xfail,
+		.pre = h->pre ? m->pre : NULL,
+		.timeout = h->timeout,
+	};
+	return out->cases[out->n - 1].name ? 0 :
+	       zc_why_set(why, "out of memory");
+}
+
+int zc_matrix_expand(const struct zc_matrix *m, struct zc_matrix_cases *out,
+		     struct zc_why *why)
+{
+	size_t n = naxes(m->axes), at[ZC_MATRIX_AXES] = { 0 }, i;
+	unsigned char *row = malloc(m->size);
+	int ret = 0;
+
+	if (!row)
+		return zc_why_set(why, "out of memory");
+	for (i = 0; i < n; i++)
+		if (!m->axes[i].nvals)
+			goto out;
+	for (;;) {
+		memcpy(row, m->base, m->size);
+		for (i = 0; i < n; i++)
+			memcpy(row + m->axes[i].off,
+			       &m->axes[i].vals[at[i]], sizeof(int));
+		ret = add_row(m, row, out, why);
+		if (ret)
+			break;
+		/* The last axis turns fastest: the first is outermost. */
+		for (i = n; i-- > 0;) {
+			if (++at[i] < m->axes[i].nvals)
+				break;
+			at[i] = 0;
+		}
+		if (i == (size_t)-1)
+			break;
+	}
+out:
+	free(row);
+	return ret;
+}
+
+/* Reachable until exit: the runner's table points into it. */
+static struct zc_matrix_cases table;
+
+int zc_matrix_main(struct zc_test *t, const struct zc_matrix *ms, size_t n,
+		   int argc, char **argv, struct zc_opts *o, void *ctx)
+{
+	struct zc_why why = { 0 };
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (zc_matrix_expand(&ms[i], &table, &why)) {
+			fprintf(stderr, "%s: case matrix %zu: %s\n",
+				t->desc->name, i, why.msg);
+			return KSFT_FAIL;
+		}
+	}
+	t->cases = table.cases;
+	t->ncases = table.n;
+	return zc_main(t, argc, argv, o, ctx);
+}
