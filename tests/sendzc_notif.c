@@ -29,7 +29,7 @@
 #include "send/env.h"
 #include "core/meter.h"
 #include "core/probe.h"
-#include "core/runner.h"
+#include "core/matrix.h"
 #include "send/sink.h"
 #include "send/sock.h"
 #include "send/sockerr.h"
@@ -62,13 +62,18 @@ enum kind {
 	K_PAIRING, K_USAGE_ZC, K_USAGE_COPIED, K_USAGE_OFF, K_LIFETIME,
 	K_ERR_REFUSED, K_ERR_MSGSIZE, K_ERR_NOTSUPP, K_ERR_BADINDEX, K_RATE,
 };
+/* D_KIND: the depth the kind runs at (kind_depth), not an axis of it. */
+enum depth { D_KIND, D_1, D_8, D_64 };
 
-/* A row's argument: what the case does, over which socket and API. */
+struct ctx;
+
+/* A row: what the case does, over which socket and API, at what depth. */
 struct req {
-	enum kind kind;
+	ZC_ROW_HOOKS(struct req, struct ctx);
 	enum proto proto;
 	enum zc_send_mode mode;
-	unsigned int depth;
+	enum kind kind;
+	enum depth depth;
 };
 
 struct ctx {
@@ -80,112 +85,122 @@ struct ctx {
 	struct zc_why usage_why;	/* why REPORT_USAGE cannot be used */
 };
 
-static void case_requests(const struct zc_case *zc, void *arg);
-static void case_usage(const struct zc_case *zc, void *arg);
-static void case_error(const struct zc_case *zc, void *arg);
-static void case_rate(const struct zc_case *zc, void *arg);
-static enum zc_pre pre_case(const struct zc_case *zc, void *arg,
-			    struct zc_why *why);
+ZC_MATRIX_TYPE(req, struct req, struct ctx)
 
-#define REQ(k, p, m, d)	(&(const struct req){ k, p, m, d })
+static void case_contract(const struct zc_case *zc, const struct req *a,
+			  struct ctx *c);
+static void case_rate(const struct zc_case *zc, const struct req *a,
+		      struct ctx *c);
+static enum zc_pre pre_case(const struct zc_case *zc, const struct req *a,
+			    struct ctx *c, struct zc_why *why);
+
+/* The axes' names: a case's name is its row's (lib/core/matrix.h). */
+static const char *const proto_names[] = {
+	[P_UDP4] = "udp4", [P_UDP6] = "udp6", [P_TCP4] = "tcp4", [P_UNIX] = "unix",
+};
+static const char *const mode_names[] = {
+	[ZC_MODE_SEND] = "send", [ZC_MODE_URING_SEND] = "uring_send",
+	[ZC_MODE_MSG_ZEROCOPY] = "msg_zerocopy", [ZC_MODE_SEND_ZC] = "send_zc",
+	[ZC_MODE_SENDMSG_ZC] = "sendmsg_zc", [ZC_MODE_SEND_ZC_FIXED] = "send_zc_fixed",
+};
+static const char *const kind_names[] = {
+	[K_PAIRING] = "pairing", [K_USAGE_ZC] = "report_usage.zerocopy",
+	[K_USAGE_COPIED] = "report_usage.copied", [K_USAGE_OFF] = "report_usage.off",
+	[K_LIFETIME] = "lifetime", [K_ERR_REFUSED] = "errors.refused",
+	[K_ERR_MSGSIZE] = "errors.msgsize", [K_ERR_NOTSUPP] = "errors.notsupp",
+	[K_ERR_BADINDEX] = "errors.bad_index", [K_RATE] = "rate",
+};
+static const char *const depth_names[] = {
+	[D_KIND] = "", [D_1] = "depth1", [D_8] = "depth8", [D_64] = "depth64",
+};
+
+static unsigned int depth_of(const struct req *a)
+{
+	static const unsigned int depth[] = { [D_1] = 1, [D_8] = 8, [D_64] = 64 };
+	/* An error is one send; the rest keep 8 in flight. */
+	static const unsigned int kind_depth[] = {
+		[K_USAGE_ZC] = 8, [K_USAGE_COPIED] = 8, [K_USAGE_OFF] = 8,
+		[K_LIFETIME] = 8, [K_ERR_REFUSED] = 1, [K_ERR_MSGSIZE] = 1,
+		[K_ERR_NOTSUPP] = 1, [K_ERR_BADINDEX] = 1, [K_RATE] = 8,
+	};
+
+	return a->depth != D_KIND ? depth[a->depth] : kind_depth[a->kind];
+}
+
 #define SZ		ZC_MODE_SEND_ZC
 #define SMZ		ZC_MODE_SENDMSG_ZC
 #define SZF		ZC_MODE_SEND_ZC_FIXED
 
 /*
- * Per protocol and API: pairing at depth 1, 8 and 64, REPORT_USAGE where
- * nothing copies (the tc sink takes UDP only), where local delivery
- * copies and switched off, buffer lifetime, errors. Then the rates.
+ * The contract per protocol and API: pairing at depth 1, 8 and 64,
+ * REPORT_USAGE where nothing copies (the tc sink takes UDP only), where
+ * local delivery copies and switched off, buffer lifetime, errors.
  */
-static const struct zc_case cases[] = {
-	{ .name = "udp4.send_zc.pairing.depth1", .pre = pre_case, .fn = case_requests, .arg = REQ(K_PAIRING, P_UDP4, SZ, 1) },
-	{ .name = "udp4.send_zc.pairing.depth8", .pre = pre_case, .fn = case_requests, .arg = REQ(K_PAIRING, P_UDP4, SZ, 8) },
-	{ .name = "udp4.send_zc.pairing.depth64", .pre = pre_case, .fn = case_requests, .arg = REQ(K_PAIRING, P_UDP4, SZ, 64) },
-	{ .name = "udp4.send_zc.report_usage.zerocopy", .pre = pre_case, .fn = case_usage, .arg = REQ(K_USAGE_ZC, P_UDP4, SZ, 8) },
-	{ .name = "udp4.send_zc.report_usage.copied", .pre = pre_case, .fn = case_usage, .arg = REQ(K_USAGE_COPIED, P_UDP4, SZ, 8) },
-	{ .name = "udp4.send_zc.report_usage.off", .pre = pre_case, .fn = case_usage, .arg = REQ(K_USAGE_OFF, P_UDP4, SZ, 8) },
-	{ .name = "udp4.send_zc.lifetime", .pre = pre_case, .fn = case_requests, .arg = REQ(K_LIFETIME, P_UDP4, SZ, 8) },
-	{ .name = "udp4.send_zc.errors.refused", .pre = pre_case, .fn = case_error, .arg = REQ(K_ERR_REFUSED, P_UDP4, SZ, 1) },
-	{ .name = "udp4.send_zc.errors.msgsize", .pre = pre_case, .fn = case_error, .arg = REQ(K_ERR_MSGSIZE, P_UDP4, SZ, 1) },
-	{ .name = "udp4.sendmsg_zc.pairing.depth1", .pre = pre_case, .fn = case_requests, .arg = REQ(K_PAIRING, P_UDP4, SMZ, 1) },
-	{ .name = "udp4.sendmsg_zc.pairing.depth8", .pre = pre_case, .fn = case_requests, .arg = REQ(K_PAIRING, P_UDP4, SMZ, 8) },
-	{ .name = "udp4.sendmsg_zc.pairing.depth64", .pre = pre_case, .fn = case_requests, .arg = REQ(K_PAIRING, P_UDP4, SMZ, 64) },
-	{ .name = "udp4.sendmsg_zc.report_usage.zerocopy", .pre = pre_case, .fn = case_usage, .arg = REQ(K_USAGE_ZC, P_UDP4, SMZ, 8) },
-	{ .name = "udp4.sendmsg_zc.report_usage.copied", .pre = pre_case, .fn = case_usage, .arg = REQ(K_USAGE_COPIED, P_UDP4, SMZ, 8) },
-	{ .name = "udp4.sendmsg_zc.report_usage.off", .pre = pre_case, .fn = case_usage, .arg = REQ(K_USAGE_OFF, P_UDP4, SMZ, 8) },
-	{ .name = "udp4.sendmsg_zc.lifetime", .pre = pre_case, .fn = case_requests, .arg = REQ(K_LIFETIME, P_UDP4, SMZ, 8) },
-	{ .name = "udp4.sendmsg_zc.errors.refused", .pre = pre_case, .fn = case_error, .arg = REQ(K_ERR_REFUSED, P_UDP4, SMZ, 1) },
-	{ .name = "udp4.sendmsg_zc.errors.msgsize", .pre = pre_case, .fn = case_error, .arg = REQ(K_ERR_MSGSIZE, P_UDP4, SMZ, 1) },
-	{ .name = "udp4.send_zc_fixed.pairing.depth1", .pre = pre_case, .fn = case_requests, .arg = REQ(K_PAIRING, P_UDP4, SZF, 1) },
-	{ .name = "udp4.send_zc_fixed.pairing.depth8", .pre = pre_case, .fn = case_requests, .arg = REQ(K_PAIRING, P_UDP4, SZF, 8) },
-	{ .name = "udp4.send_zc_fixed.pairing.depth64", .pre = pre_case, .fn = case_requests, .arg = REQ(K_PAIRING, P_UDP4, SZF, 64) },
-	{ .name = "udp4.send_zc_fixed.report_usage.zerocopy", .pre = pre_case, .fn = case_usage, .arg = REQ(K_USAGE_ZC, P_UDP4, SZF, 8) },
-	{ .name = "udp4.send_zc_fixed.report_usage.copied", .pre = pre_case, .fn = case_usage, .arg = REQ(K_USAGE_COPIED, P_UDP4, SZF, 8) },
-	{ .name = "udp4.send_zc_fixed.report_usage.off", .pre = pre_case, .fn = case_usage, .arg = REQ(K_USAGE_OFF, P_UDP4, SZF, 8) },
-	{ .name = "udp4.send_zc_fixed.lifetime", .pre = pre_case, .fn = case_requests, .arg = REQ(K_LIFETIME, P_UDP4, SZF, 8) },
-	{ .name = "udp4.send_zc_fixed.errors.refused", .pre = pre_case, .fn = case_error, .arg = REQ(K_ERR_REFUSED, P_UDP4, SZF, 1) },
-	{ .name = "udp4.send_zc_fixed.errors.msgsize", .pre = pre_case, .fn = case_error, .arg = REQ(K_ERR_MSGSIZE, P_UDP4, SZF, 1) },
-	{ .name = "udp6.send_zc.pairing.depth1", .pre = pre_case, .fn = case_requests, .arg = REQ(K_PAIRING, P_UDP6, SZ, 1) },
-	{ .name = "udp6.send_zc.pairing.depth8", .pre = pre_case, .fn = case_requests, .arg = REQ(K_PAIRING, P_UDP6, SZ, 8) },
-	{ .name = "udp6.send_zc.pairing.depth64", .pre = pre_case, .fn = case_requests, .arg = REQ(K_PAIRING, P_UDP6, SZ, 64) },
-	{ .name = "udp6.send_zc.report_usage.zerocopy", .pre = pre_case, .fn = case_usage, .arg = REQ(K_USAGE_ZC, P_UDP6, SZ, 8) },
-	{ .name = "udp6.send_zc.report_usage.copied", .pre = pre_case, .fn = case_usage, .arg = REQ(K_USAGE_COPIED, P_UDP6, SZ, 8) },
-	{ .name = "udp6.send_zc.report_usage.off", .pre = pre_case, .fn = case_usage, .arg = REQ(K_USAGE_OFF, P_UDP6, SZ, 8) },
-	{ .name = "udp6.send_zc.lifetime", .pre = pre_case, .fn = case_requests, .arg = REQ(K_LIFETIME, P_UDP6, SZ, 8) },
-	{ .name = "udp6.send_zc.errors.refused", .pre = pre_case, .fn = case_error, .arg = REQ(K_ERR_REFUSED, P_UDP6, SZ, 1) },
-	{ .name = "udp6.send_zc.errors.msgsize", .pre = pre_case, .fn = case_error, .arg = REQ(K_ERR_MSGSIZE, P_UDP6, SZ, 1) },
-	{ .name = "udp6.sendmsg_zc.pairing.depth1", .pre = pre_case, .fn = case_requests, .arg = REQ(K_PAIRING, P_UDP6, SMZ, 1) },
-	{ .name = "udp6.sendmsg_zc.pairing.depth8", .pre = pre_case, .fn = case_requests, .arg = REQ(K_PAIRING, P_UDP6, SMZ, 8) },
-	{ .name = "udp6.sendmsg_zc.pairing.depth64", .pre = pre_case, .fn = case_requests, .arg = REQ(K_PAIRING, P_UDP6, SMZ, 64) },
-	{ .name = "udp6.sendmsg_zc.report_usage.zerocopy", .pre = pre_case, .fn = case_usage, .arg = REQ(K_USAGE_ZC, P_UDP6, SMZ, 8) },
-	{ .name = "udp6.sendmsg_zc.report_usage.copied", .pre = pre_case, .fn = case_usage, .arg = REQ(K_USAGE_COPIED, P_UDP6, SMZ, 8) },
-	{ .name = "udp6.sendmsg_zc.report_usage.off", .pre = pre_case, .fn = case_usage, .arg = REQ(K_USAGE_OFF, P_UDP6, SMZ, 8) },
-	{ .name = "udp6.sendmsg_zc.lifetime", .pre = pre_case, .fn = case_requests, .arg = REQ(K_LIFETIME, P_UDP6, SMZ, 8) },
-	{ .name = "udp6.sendmsg_zc.errors.refused", .pre = pre_case, .fn = case_error, .arg = REQ(K_ERR_REFUSED, P_UDP6, SMZ, 1) },
-	{ .name = "udp6.sendmsg_zc.errors.msgsize", .pre = pre_case, .fn = case_error, .arg = REQ(K_ERR_MSGSIZE, P_UDP6, SMZ, 1) },
-	{ .name = "udp6.send_zc_fixed.pairing.depth1", .pre = pre_case, .fn = case_requests, .arg = REQ(K_PAIRING, P_UDP6, SZF, 1) },
-	{ .name = "udp6.send_zc_fixed.pairing.depth8", .pre = pre_case, .fn = case_requests, .arg = REQ(K_PAIRING, P_UDP6, SZF, 8) },
-	{ .name = "udp6.send_zc_fixed.pairing.depth64", .pre = pre_case, .fn = case_requests, .arg = REQ(K_PAIRING, P_UDP6, SZF, 64) },
-	{ .name = "udp6.send_zc_fixed.report_usage.zerocopy", .pre = pre_case, .fn = case_usage, .arg = REQ(K_USAGE_ZC, P_UDP6, SZF, 8) },
-	{ .name = "udp6.send_zc_fixed.report_usage.copied", .pre = pre_case, .fn = case_usage, .arg = REQ(K_USAGE_COPIED, P_UDP6, SZF, 8) },
-	{ .name = "udp6.send_zc_fixed.report_usage.off", .pre = pre_case, .fn = case_usage, .arg = REQ(K_USAGE_OFF, P_UDP6, SZF, 8) },
-	{ .name = "udp6.send_zc_fixed.lifetime", .pre = pre_case, .fn = case_requests, .arg = REQ(K_LIFETIME, P_UDP6, SZF, 8) },
-	{ .name = "udp6.send_zc_fixed.errors.refused", .pre = pre_case, .fn = case_error, .arg = REQ(K_ERR_REFUSED, P_UDP6, SZF, 1) },
-	{ .name = "udp6.send_zc_fixed.errors.msgsize", .pre = pre_case, .fn = case_error, .arg = REQ(K_ERR_MSGSIZE, P_UDP6, SZF, 1) },
-	{ .name = "tcp4.send_zc.pairing.depth1", .pre = pre_case, .fn = case_requests, .arg = REQ(K_PAIRING, P_TCP4, SZ, 1) },
-	{ .name = "tcp4.send_zc.pairing.depth8", .pre = pre_case, .fn = case_requests, .arg = REQ(K_PAIRING, P_TCP4, SZ, 8) },
-	{ .name = "tcp4.send_zc.pairing.depth64", .pre = pre_case, .fn = case_requests, .arg = REQ(K_PAIRING, P_TCP4, SZ, 64) },
-	{ .name = "tcp4.send_zc.report_usage.copied", .pre = pre_case, .fn = case_usage, .arg = REQ(K_USAGE_COPIED, P_TCP4, SZ, 8) },
-	{ .name = "tcp4.send_zc.report_usage.off", .pre = pre_case, .fn = case_usage, .arg = REQ(K_USAGE_OFF, P_TCP4, SZ, 8) },
-	{ .name = "tcp4.send_zc.lifetime", .pre = pre_case, .fn = case_requests, .arg = REQ(K_LIFETIME, P_TCP4, SZ, 8) },
-	{ .name = "tcp4.send_zc.errors.refused", .pre = pre_case, .fn = case_error, .arg = REQ(K_ERR_REFUSED, P_TCP4, SZ, 1) },
-	{ .name = "tcp4.sendmsg_zc.pairing.depth1", .pre = pre_case, .fn = case_requests, .arg = REQ(K_PAIRING, P_TCP4, SMZ, 1) },
-	{ .name = "tcp4.sendmsg_zc.pairing.depth8", .pre = pre_case, .fn = case_requests, .arg = REQ(K_PAIRING, P_TCP4, SMZ, 8) },
-	{ .name = "tcp4.sendmsg_zc.pairing.depth64", .pre = pre_case, .fn = case_requests, .arg = REQ(K_PAIRING, P_TCP4, SMZ, 64) },
-	{ .name = "tcp4.sendmsg_zc.report_usage.copied", .pre = pre_case, .fn = case_usage, .arg = REQ(K_USAGE_COPIED, P_TCP4, SMZ, 8) },
-	{ .name = "tcp4.sendmsg_zc.report_usage.off", .pre = pre_case, .fn = case_usage, .arg = REQ(K_USAGE_OFF, P_TCP4, SMZ, 8) },
-	{ .name = "tcp4.sendmsg_zc.lifetime", .pre = pre_case, .fn = case_requests, .arg = REQ(K_LIFETIME, P_TCP4, SMZ, 8) },
-	{ .name = "tcp4.sendmsg_zc.errors.refused", .pre = pre_case, .fn = case_error, .arg = REQ(K_ERR_REFUSED, P_TCP4, SMZ, 1) },
-	{ .name = "tcp4.send_zc_fixed.pairing.depth1", .pre = pre_case, .fn = case_requests, .arg = REQ(K_PAIRING, P_TCP4, SZF, 1) },
-	{ .name = "tcp4.send_zc_fixed.pairing.depth8", .pre = pre_case, .fn = case_requests, .arg = REQ(K_PAIRING, P_TCP4, SZF, 8) },
-	{ .name = "tcp4.send_zc_fixed.pairing.depth64", .pre = pre_case, .fn = case_requests, .arg = REQ(K_PAIRING, P_TCP4, SZF, 64) },
-	{ .name = "tcp4.send_zc_fixed.report_usage.copied", .pre = pre_case, .fn = case_usage, .arg = REQ(K_USAGE_COPIED, P_TCP4, SZF, 8) },
-	{ .name = "tcp4.send_zc_fixed.report_usage.off", .pre = pre_case, .fn = case_usage, .arg = REQ(K_USAGE_OFF, P_TCP4, SZF, 8) },
-	{ .name = "tcp4.send_zc_fixed.lifetime", .pre = pre_case, .fn = case_requests, .arg = REQ(K_LIFETIME, P_TCP4, SZF, 8) },
-	{ .name = "tcp4.send_zc_fixed.errors.refused", .pre = pre_case, .fn = case_error, .arg = REQ(K_ERR_REFUSED, P_TCP4, SZF, 1) },
-	{ .name = "unix.send_zc.errors.notsupp", .pre = pre_case, .fn = case_error, .arg = REQ(K_ERR_NOTSUPP, P_UNIX, SZ, 1) },
-	{ .name = "unix.sendmsg_zc.errors.notsupp", .pre = pre_case, .fn = case_error, .arg = REQ(K_ERR_NOTSUPP, P_UNIX, SMZ, 1) },
-	{ .name = "unix.send_zc_fixed.errors.notsupp", .pre = pre_case, .fn = case_error, .arg = REQ(K_ERR_NOTSUPP, P_UNIX, SZF, 1) },
-	{ .name = "udp4.send_zc_fixed.errors.bad_index", .pre = pre_case, .fn = case_error, .arg = REQ(K_ERR_BADINDEX, P_UDP4, SZF, 1) },
-	{ .name = "udp4.rate.send", .pre = pre_case, .fn = case_rate, .arg = REQ(K_RATE, P_UDP4, ZC_MODE_SEND, 8) },
-	{ .name = "udp4.rate.uring_send", .pre = pre_case, .fn = case_rate, .arg = REQ(K_RATE, P_UDP4, ZC_MODE_URING_SEND, 8) },
-	{ .name = "udp4.rate.msg_zerocopy", .pre = pre_case, .fn = case_rate, .arg = REQ(K_RATE, P_UDP4, ZC_MODE_MSG_ZEROCOPY, 8) },
-	{ .name = "udp4.rate.send_zc_depth1", .pre = pre_case, .fn = case_rate, .arg = REQ(K_RATE, P_UDP4, SZ, 1) },
-	{ .name = "udp4.rate.send_zc_depth8", .pre = pre_case, .fn = case_rate, .arg = REQ(K_RATE, P_UDP4, SZ, 8) },
-	{ .name = "udp4.rate.sendmsg_zc_depth8", .pre = pre_case, .fn = case_rate, .arg = REQ(K_RATE, P_UDP4, SMZ, 8) },
-	{ .name = "udp4.rate.send_zc_fixed_depth8", .pre = pre_case, .fn = case_rate, .arg = REQ(K_RATE, P_UDP4, SZF, 8) },
+static const char *contract_rule(const struct req *r)
+{
+	if (r->kind == K_PAIRING && r->depth == D_KIND)
+		return "pairing runs at each depth";
+	if (r->kind != K_PAIRING && r->depth != D_KIND)
+		return "only pairing varies the depth";
+	if (r->proto == P_UNIX && r->kind != K_ERR_NOTSUPP)
+		return "AF_UNIX has no zero-copy send: only its refusal is checked";
+	if (r->proto != P_UNIX && r->kind == K_ERR_NOTSUPP)
+		return "errors.notsupp is the refusal of a family without zero-copy";
+	if (r->proto == P_TCP4 && r->kind == K_USAGE_ZC)
+		return "the tc sink drops UDP only: no TCP send is zero-copy here";
+	if (r->proto == P_TCP4 && r->kind == K_ERR_MSGSIZE)
+		return "a TCP stream has no message size";
+	return NULL;
+}
+
+static const struct req_matrix contract = {
+	.base = &(const struct req){ .zc = { .fn = case_contract, .pre = pre_case } },
+	.axes = {
+		ZC_AXIS(struct req, proto, proto_names, P_UDP4, P_UDP6, P_TCP4, P_UNIX),
+		ZC_AXIS(struct req, mode, mode_names, SZ, SMZ, SZF),
+		ZC_AXIS(struct req, kind, kind_names, K_PAIRING, K_USAGE_ZC,
+			K_USAGE_COPIED, K_USAGE_OFF, K_LIFETIME, K_ERR_REFUSED,
+			K_ERR_MSGSIZE, K_ERR_NOTSUPP),
+		ZC_AXIS(struct req, depth, depth_names, D_1, D_8, D_64, D_KIND),
+	},
+	.rule = contract_rule,
 };
 
+/* A registered buffer's index exists for send_zc_fixed only. */
+static const struct req_matrix bad_index = {
+	.base = &(const struct req){ .zc = { .fn = case_contract, .pre = pre_case } },
+	.axes = {
+		ZC_AXIS(struct req, proto, proto_names, P_UDP4),
+		ZC_AXIS(struct req, mode, mode_names, SZF),
+		ZC_AXIS(struct req, kind, kind_names, K_ERR_BADINDEX),
+	},
+};
+
+/* The rates: every API to the tc sink, SEND_ZC's at the depths named. */
+static const char *rate_rule(const struct req *r)
+{
+	bool zc = r->mode >= SZ;
+
+	if (!zc && r->depth != D_KIND)
+		return "send, uring_send and msg_zerocopy are rated at the default depth";
+	if (zc && r->depth == D_KIND)
+		return "a SEND_ZC rate names its depth";
+	if (r->mode != SZ && r->depth == D_1)
+		return "depth 1 (a notification per send) is rated on send_zc only";
+	return NULL;
+}
+
+static const struct req_matrix rates = {
+	.base = &(const struct req){ .zc = { .fn = case_rate, .pre = pre_case } },
+	.axes = {
+		ZC_AXIS(struct req, proto, proto_names, P_UDP4),
+		ZC_AXIS(struct req, kind, kind_names, K_RATE),
+		ZC_AXIS(struct req, mode, mode_names, ZC_MODE_SEND, ZC_MODE_URING_SEND,
+			ZC_MODE_MSG_ZEROCOPY, SZ, SMZ, SZF),
+		ZC_AXIS_GLUED(struct req, depth, depth_names, D_KIND, D_1, D_8),
+	},
+	.rule = rate_rule,
+};
 
 static bool is_udp(enum proto p)
 {
@@ -199,14 +214,13 @@ static int session_setup(struct ctx *c, const struct req *a,
 /* ---- cases ---- */
 
 /* What the row needs that this kernel or setup may not have. */
-static enum zc_pre pre_case(const struct zc_case *zc, void *arg,
-			    struct zc_why *why)
+static enum zc_pre pre_case(const struct zc_case *zc, const struct req *a,
+			    struct ctx *c, struct zc_why *why)
 {
-	const struct req *a = zc->arg;
-	struct ctx *c = arg;
+	bool sink = a->kind == K_USAGE_ZC || a->kind == K_RATE;
 
-	if (zc_sink_feat_need(&c->feat, zc_send_mode_uring(a->mode), false, "",
-			      why))
+	if (zc_sink_feat_need(&c->feat, &(struct zc_sink_need){
+				.uring = zc_send_mode_uring(a->mode) }, why))
 		return ZC_SKIP;
 	if (a->mode == ZC_MODE_SENDMSG_ZC && !c->feat.sendmsg_zc)
 		return zc_why_set(why, "kernel lacks IORING_OP_SENDMSG_ZC"), ZC_SKIP;
@@ -214,13 +228,14 @@ static enum zc_pre pre_case(const struct zc_case *zc, void *arg,
 	    case_size(c, a->proto) < sizeof(uint64_t))
 		return zc_why_set(why, "UDP lifetime needs --size >= 8 to number datagrams"),
 		       ZC_SKIP;
-	if (a->kind >= K_USAGE_ZC && a->kind <= K_USAGE_COPIED && !c->have_usage)
+	if ((a->kind == K_USAGE_ZC || a->kind == K_USAGE_COPIED) && !c->have_usage)
 		return zc_why_set(why, "%s", c->usage_why.msg), ZC_SKIP;
 	/* Any local receiver copies: zero-copy needs the tc sink. */
-	return zc_sink_feat_need(&c->feat, false,
-				 a->kind == K_USAGE_ZC || a->kind == K_RATE,
-				 a->kind == K_RATE ? "" : " for a path that does not copy",
-				 why) ? ZC_SKIP : ZC_RUN;
+	return zc_sink_feat_need(&c->feat, &(struct zc_sink_need){
+					.sink = sink,
+					.what = a->kind == K_RATE ? "" :
+						" for a path that does not copy",
+				 }, why) ? ZC_SKIP : ZC_RUN;
 }
 
 /*
@@ -233,12 +248,11 @@ static enum zc_pre pre_case(const struct zc_case *zc, void *arg,
  * before the kernel was done with the pages, the receiver would see
  * poison. Every byte is checked, --verify or not: that is the point.
  */
-static void case_requests(const struct zc_case *zc, void *arg)
+static void case_requests(const struct zc_case *zc, const struct req *a,
+			  struct ctx *c)
 {
-	const struct req *a = zc->arg;
-	struct ctx *c = arg;
 	bool life = a->kind == K_LIFETIME, udp = is_udp(a->proto);
-	uint64_t n = life ? LIFETIME_SENDS : a->depth * 4 > 128 ? a->depth * 4 : 128;
+	uint64_t n = life ? LIFETIME_SENDS : depth_of(a) * 4 > 128 ? depth_of(a) * 4 : 128;
 	/* Without BPF, a receiver in b stands in for the tc sink. */
 	struct zc_session_cfg sc = {
 		.n = n, .usage = c->have_usage, .unlinked = !life,
@@ -258,15 +272,15 @@ static void case_requests(const struct zc_case *zc, void *arg)
 		goto out;
 	}
 	/* Requests wait for the receiver's window: it must hold the depth. */
-	if (!sc.sink && udp && ss.rx.window < a->depth) {
+	if (!sc.sink && udp && ss.rx.window < depth_of(a)) {
 		ktap_skip(zc->name, "the receiver standing in for the tc sink holds %u datagrams, depth %u needs more (SO_RCVBUFFORCE refused; %s)",
-			  ss.rx.window, a->depth, c->feat.bpf.msg);
+			  ss.rx.window, depth_of(a), c->feat.bpf.msg);
 		goto out;
 	}
 	ss.l.poison = life;
 	zc_session_run(&ss);
 	ktap_print_msg("%s: depth=%u %s, notifications out of submission order: %llu",
-		       zc->name, a->depth, ss.contract.msg,
+		       zc->name, depth_of(a), ss.contract.msg,
 		       (unsigned long long)ss.l.reordered);
 	if (!sc.sink)
 		ktap_print_msg("%s: receiver got %llu bytes%s", zc->name,
@@ -283,10 +297,9 @@ out:
 }
 
 /* Checks every notification's res, with REPORT_USAGE or without. */
-static void case_usage(const struct zc_case *zc, void *arg)
+static void case_usage(const struct zc_case *zc, const struct req *a,
+			  struct ctx *c)
 {
-	const struct req *a = zc->arg;
-	struct ctx *c = arg;
 	bool usage = a->kind != K_USAGE_OFF, copied = a->kind == K_USAGE_COPIED;
 	/*
 	 * Over veth, delivery to a socket in b is local and copies; past a
@@ -393,15 +406,15 @@ static void err_report(const struct zc_case *zc, const struct err_setup *e,
 			    strerror(-want), ok ? "held" : "broken");
 }
 
-static void case_error(const struct zc_case *zc, void *arg)
+static void case_error(const struct zc_case *zc, const struct req *a,
+		       struct ctx *c)
 {
 	struct err_setup e = { .fd = -1 };
-	struct ctx *c = arg;
 	int failed_at = -1, ret;
 	struct zc_ledger r = {};
 	long sent;
 
-	ret = err_open(c, zc->arg, &e, &r);
+	ret = err_open(c, a, &e, &r);
 	if (ret) {
 		ktap_fail(zc->name, "setup: %s", strerror(-ret));
 	} else {
@@ -418,6 +431,26 @@ static void case_error(const struct zc_case *zc, void *arg)
 }
 
 /* ---- rates ---- */
+
+/* The contract's body is its kind's. */
+static void case_contract(const struct zc_case *zc, const struct req *a,
+			  struct ctx *c)
+{
+	switch (a->kind) {
+	case K_PAIRING:
+	case K_LIFETIME:
+		case_requests(zc, a, c);
+		break;
+	case K_USAGE_ZC:
+	case K_USAGE_COPIED:
+	case K_USAGE_OFF:
+		case_usage(zc, a, c);
+		break;
+	default:
+		case_error(zc, a, c);
+		break;
+	}
+}
 
 static void rate_config(const struct zc_case *zc, const struct ctx *c,
 			const struct zc_sender_cfg *cfg,
@@ -492,16 +525,15 @@ static void rate_judge(const struct zc_case *zc, struct ctx *c,
 		    "traffic does not add up");
 }
 
-static void case_rate(const struct zc_case *zc, void *arg)
+static void case_rate(const struct zc_case *zc, const struct req *a,
+		      struct ctx *c)
 {
-	const struct req *a = zc->arg;
-	struct ctx *c = arg;
 	struct zc_meter_cfg mc = {
 		.duration = c->o.duration, .warmup = c->o.warmup,
 		.repeat = c->o.repeat, .max_steps = 1ULL << 32,
 	};
 	struct zc_sender_cfg cfg = {
-		.mode = a->mode, .size = case_size(c, P_UDP4), .depth = a->depth,
+		.mode = a->mode, .size = case_size(c, P_UDP4), .depth = depth_of(a),
 		.one_buffer = true,
 		.report_usage = c->have_usage && zc_send_mode_uring(a->mode) &&
 				zc_send_mode_zerocopy(a->mode),
@@ -575,7 +607,7 @@ static int session_setup(struct ctx *c, const struct req *a,
 	sc->family = family_of(a->proto);
 	sc->type = type_of(a->proto);
 	sc->mode = a->mode;
-	sc->depth = a->depth;
+	sc->depth = depth_of(a);
 	sc->size = case_size(c, a->proto);
 	sc->rx_port = RX_PORT;
 	sc->cpu_rx = c->o.cpu_rx;
@@ -753,10 +785,8 @@ static const struct zc_test_desc desc = {
 	.size_max = SIZE_DEFAULT,
 };
 
-static const struct zc_test test = {
+static struct zc_test test = {
 	.desc = &desc,
-	.cases = cases,
-	.ncases = ZC_ARRAY_SIZE(cases),
 	.mode = peer_mode,
 	.probe = probe,
 	.setup = setup,
@@ -767,5 +797,10 @@ int main(int argc, char **argv)
 {
 	static struct ctx ctx;
 
-	return zc_main(&test, argc, argv, &ctx.o, &ctx);
+	const struct zc_matrix ms[] = {
+		req_matrix(&contract), req_matrix(&bad_index), req_matrix(&rates),
+	};
+
+	return zc_matrix_main(&test, ms, ZC_ARRAY_SIZE(ms), argc, argv,
+			      &ctx.o, &ctx);
 }

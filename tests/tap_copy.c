@@ -298,9 +298,11 @@ static enum zc_pre pre_verdict(const struct zc_case *c, void *arg,
 	const char *foreign = expect_here(cx, v)->foreign;
 
 	diag_once(cx);
-	if (zc_sink_feat_need(&cx->feat, zc_send_mode_uring(v->mode),
-			      s != SETUP_LOCAL && s != SETUP_LOOPBACK,
-			      s == SETUP_XDP ? " and an XDP program" : "", why))
+	if (zc_sink_feat_need(&cx->feat, &(struct zc_sink_need){
+				.uring = zc_send_mode_uring(v->mode),
+				.sink = s != SETUP_LOCAL && s != SETUP_LOOPBACK,
+				.what = s == SETUP_XDP ? " and an XDP program" : "",
+			      }, why))
 		return ZC_SKIP;
 	if (foreign && cx->netns_taps < 0)
 		return zc_why_set(why, "cannot tell whether packet taps are per namespace: no vmlinux BTF to look for struct net.ptype_all (%s)",
@@ -382,8 +384,10 @@ static enum zc_pre pre_rate(const struct zc_case *c, void *arg,
 	struct ctx *cx = arg;
 
 	diag_once(cx);
-	return zc_sink_feat_need(&cx->feat, zc_send_mode_uring(rc->mode), true,
-				 "", why) ? ZC_SKIP : ZC_RUN;
+	return zc_sink_feat_need(&cx->feat, &(struct zc_sink_need){
+					.uring = zc_send_mode_uring(rc->mode),
+					.sink = true,
+				 }, why) ? ZC_SKIP : ZC_RUN;
 }
 
 static void arm_report(struct ctx *cx, const struct rcase *rc,

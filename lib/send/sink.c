@@ -32,14 +32,14 @@ int zc_sink_probe(const cap_value_t *caps, int ncaps, struct zc_sink_feat *f,
 	return 0;
 }
 
-int zc_sink_feat_need(const struct zc_sink_feat *f, bool uring, bool sink,
-		      const char *what, struct zc_why *why)
+int zc_sink_feat_need(const struct zc_sink_feat *f, const struct zc_sink_need *n,
+		      struct zc_why *why)
 {
-	if (uring && f->uring.msg[0])
+	if (n->uring && f->uring.msg[0])
 		return zc_why_set(why, "%s", f->uring.msg);
-	if (sink && f->bpf.msg[0])
-		return zc_why_set(why, "needs the tc drop sink%s: %s", what,
-				  f->bpf.msg);
+	if (n->sink && f->bpf.msg[0])
+		return zc_why_set(why, "needs the tc drop sink%s: %s",
+				  n->what ? n->what : "", f->bpf.msg);
 	return 0;
 }
 

@@ -37,13 +37,16 @@ struct zc_sink_feat {
 int zc_sink_probe(const cap_value_t *caps, int ncaps, struct zc_sink_feat *f,
 		  struct zc_why *why);
 
-/*
- * What a case needs of f: io_uring SEND_ZC when uring, the tc drop sink
- * (BPF) when sink ("needs the tc drop sink" WHAT: the reason). 0, or -1
- * with why: the case skips.
- */
-int zc_sink_feat_need(const struct zc_sink_feat *f, bool uring, bool sink,
-		      const char *what, struct zc_why *why);
+/* What a case needs of the features zc_sink_probe() found. */
+struct zc_sink_need {
+	bool uring;		/* io_uring SEND_ZC */
+	bool sink;		/* the tc drop sink (BPF) */
+	const char *what;	/* after "needs the tc drop sink": why (NULL: "") */
+};
+
+/* 0 when f has what n asks for; -1 with why: the case skips. */
+int zc_sink_feat_need(const struct zc_sink_feat *f, const struct zc_sink_need *n,
+		      struct zc_why *why);
 
 struct zc_sink {
 	struct zc_topo t;
