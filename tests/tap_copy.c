@@ -42,7 +42,7 @@
 #include "core/meter.h"
 #include "send/nsdev.h"
 #include "core/probe.h"
-#include "core/runner.h"
+#include "core/matrix.h"
 #include "send/sink.h"
 #include "send/sock.h"
 #include "send/taparm.h"
@@ -108,19 +108,6 @@ struct way {
 	struct expect veth, pair;
 };
 
-struct vcase {
-	int family;
-	int type;			/* SOCK_DGRAM / SOCK_STREAM */
-	enum zc_send_mode mode;
-	const struct way *way;
-};
-
-struct rcase {
-	enum zc_send_mode mode;
-	const char *label;		/* metric name part */
-	unsigned int depth;
-};
-
 struct ctx {
 	struct zc_opts o;
 	struct zc_sink k;
@@ -136,13 +123,35 @@ struct ctx {
 	char drv_a[32], drv_b[32];	/* the devices' drivers ("veth", "e1000e") */
 };
 
-static void case_verdict(const struct zc_case *c, void *arg);
-static void case_list_taps(const struct zc_case *c, void *arg);
-static void case_rate(const struct zc_case *c, void *arg);
-static enum zc_pre pre_verdict(const struct zc_case *c, void *arg,
-			       struct zc_why *why);
-static enum zc_pre pre_rate(const struct zc_case *c, void *arg,
-			    struct zc_why *why);
+/* The ways, one a topology column's expectations (ways[] below). */
+enum way_id {
+	W_NOTAP, W_TAP_SENDER_NS, W_TAP_EGRESS_DEV, W_TAP_RECEIVER_NS,
+	W_TAP_IGNORE_OUTGOING, W_TAP_OTHER_DEV, W_TAP_TOGGLE, W_LOCAL_BOUND,
+	W_LOOPBACK, W_FRAGMENTED, W_XDP_HIDDEN_COPY, W_LOCAL,
+};
+enum proto { P_UDP4, P_UDP6, P_TCP4 };
+enum kind { K_VERDICT, K_LIST_TAPS, K_RATE };
+
+/* A row: a verdict (protocol, way, API), the taps listing, or a rate. */
+struct row {
+	ZC_ROW_HOOKS(struct row, struct ctx);
+	enum kind kind;
+	enum proto proto;
+	enum way_id way;
+	enum zc_send_mode mode;
+};
+ZC_MATRIX_TYPE(row, struct row, struct ctx)
+
+static void case_verdict(const struct zc_case *c, const struct row *v,
+			 struct ctx *cx);
+static void case_list_taps(const struct zc_case *c, const struct row *v,
+			   struct ctx *cx);
+static void case_rate(const struct zc_case *c, const struct row *rc,
+		      struct ctx *cx);
+static enum zc_pre pre_verdict(const struct zc_case *c, const struct row *v,
+			       struct ctx *cx, struct zc_why *why);
+static enum zc_pre pre_rate(const struct zc_case *c, const struct row *rc,
+			    struct ctx *cx, struct zc_why *why);
 
 #define ZC	ZC_VERDICT_ZEROCOPY
 #define CP	ZC_VERDICT_COPIED
@@ -156,114 +165,167 @@ static enum zc_pre pre_rate(const struct zc_case *c, void *arg,
 #define TAP_A_IGNORE	{ ZC_TAP_SENDER, .ignore_outgoing = true }
 #define TAP_B		{ ZC_TAP_RECEIVER }
 
-static const struct way notap = { SETUP_SINK,
-	.veth = { ZC, UBUFS, "tc drop at the receiving veth frees the skb untouched: zero-copy" },
-	.pair = { ZC, UBUFS, "the sender's skb leaves through the egress device and is freed at TX completion, tc drops the frame as the receiving device receives it: zero-copy" },
+static const struct way ways[] = {
+	[W_NOTAP] = { SETUP_SINK,
+		.veth = { ZC, UBUFS, "tc drop at the receiving veth frees the skb untouched: zero-copy" },
+		.pair = { ZC, UBUFS, "the sender's skb leaves through the egress device and is freed at TX completion, tc drops the frame as the receiving device receives it: zero-copy" },
+	},
+
+	[W_TAP_SENDER_NS] = { SETUP_SINK, TAP_A,
+		.veth = { CP, UBUFS, "ETH_P_ALL tap in the sender namespace: dev_queue_xmit_nit -> skb_copy_ubufs" },
+		.pair = { CP, UBUFS, "ETH_P_ALL tap in the sender namespace: dev_queue_xmit_nit -> skb_copy_ubufs" },
+	},
+
+	[W_TAP_EGRESS_DEV] = { SETUP_SINK, TAP_A_DEV,
+		.veth = { CP, UBUFS, "ETH_P_ALL tap bound to the egress veth: dev_queue_xmit_nit -> skb_copy_ubufs" },
+		.pair = { CP, UBUFS, "ETH_P_ALL tap bound to the egress device: dev_queue_xmit_nit -> skb_copy_ubufs" },
+	},
+
+	[W_TAP_RECEIVER_NS] = { SETUP_SINK, TAP_B,
+		.veth = { CP, UBUFS, "ETH_P_ALL tap in the receiving namespace: __netif_receive_skb_core -> skb_copy_ubufs before tc (with one global tap list, " GLOBAL_TAPS ", already dev_queue_xmit_nit in the sender namespace)" },
+		.pair = { ZC, UBUFS, "ETH_P_ALL tap in the receiving namespace sees only the receiving device's own skbs (per-namespace taps): zero-copy",
+			  .foreign = "dev_queue_xmit_nit on the sender's device" },
+	},
+
+	[W_TAP_IGNORE_OUTGOING] = { SETUP_SINK, TAP_A_IGNORE,
+		.veth = { ZC, UBUFS, "tap with PACKET_IGNORE_OUTGOING in the sender namespace: skipped on transmit, and veth's receive in the other namespace does not see it (per-namespace taps): zero-copy",
+			  .foreign = "veth's receive in the receiving namespace (__netif_receive_skb_core -> deliver_skb)" },
+		.pair = { ZC, UBUFS, "tap with PACKET_IGNORE_OUTGOING: skipped on transmit, and on receive it sees the receiving device's own skbs: zero-copy" },
+	},
+
+	[W_TAP_OTHER_DEV] = { SETUP_SINK, TAP_A_LO,
+		.veth = { ZC, UBUFS, "tap bound to lo: not on the egress path, zero-copy" },
+		.pair = { ZC, UBUFS, "tap bound to lo: not on the egress path, zero-copy" },
+	},
+
+	[W_TAP_TOGGLE] = { SETUP_SINK, TAP_A, TOGGLE_PATTERN,
+		.veth = { ZC, UBUFS, "tap opened/closed between sends (" TOGGLE_PATTERN "): verdicts follow per send" },
+		.pair = { ZC, UBUFS, "tap opened/closed between sends (" TOGGLE_PATTERN "): verdicts follow per send" },
+	},
+
+	[W_LOCAL_BOUND] = { SETUP_LOCAL,
+		.veth = { CP, UBUFS, "delivery to a socket bound in the receiving namespace: skb_orphan_frags_rx copies" },
+		.pair = { ZC, UBUFS, "UDP to a socket bound in the receiving namespace: it gets the receiving device's own skb, the sender's is freed at TX completion: zero-copy" },
+	},
+
+	[W_LOCAL] = { SETUP_LOCAL,
+		.veth = { CP, UBUFS, "TCP to a receiver in the peer namespace: local delivery copies" },
+		.pair = { ZC, UBUFS, "TCP to a socket bound in the receiving namespace: it gets the receiving device's own skb, the sender's is freed at TX completion: zero-copy" },
+	},
+
+	[W_LOOPBACK] = { SETUP_LOOPBACK,
+		.veth = { CP, UBUFS, "delivery over loopback to a local socket: skb_orphan_frags_rx copies" },
+		.pair = { CP, UBUFS, "delivery over loopback to a local socket: skb_orphan_frags_rx copies" },
+	},
+
+	[W_FRAGMENTED] = { SETUP_FRAG,
+		.veth = { CP, ZC_WIT_NOTHING, "datagram above MTU-28 is fragmented: copied at send, no zero-copy attempted, no fallback copy" },
+		.pair = { CP, ZC_WIT_NOTHING, "datagram above MTU-28 is fragmented: copied at send, no zero-copy attempted, no fallback copy" },
+	},
+
+	[W_XDP_HIDDEN_COPY] = { SETUP_XDP,
+		.veth = { ZC, ZC_WIT_PP_COW, "XDP_DROP on the receiving veth: veth copies every skb (" VETH_XDP_COPY "), the kernel's flag says zero-copy" },
+		.pair = { ZC, UBUFS, "XDP_DROP on the receiving device drops its own buffers, the sender's skb is untouched: zero-copy" },
+	},
 };
 
-static const struct way tap_a = { SETUP_SINK, TAP_A,
-	.veth = { CP, UBUFS, "ETH_P_ALL tap in the sender namespace: dev_queue_xmit_nit -> skb_copy_ubufs" },
-	.pair = { CP, UBUFS, "ETH_P_ALL tap in the sender namespace: dev_queue_xmit_nit -> skb_copy_ubufs" },
-};
-
-static const struct way tap_dev = { SETUP_SINK, TAP_A_DEV,
-	.veth = { CP, UBUFS, "ETH_P_ALL tap bound to the egress veth: dev_queue_xmit_nit -> skb_copy_ubufs" },
-	.pair = { CP, UBUFS, "ETH_P_ALL tap bound to the egress device: dev_queue_xmit_nit -> skb_copy_ubufs" },
-};
-
-static const struct way tap_b = { SETUP_SINK, TAP_B,
-	.veth = { CP, UBUFS, "ETH_P_ALL tap in the receiving namespace: __netif_receive_skb_core -> skb_copy_ubufs before tc (with one global tap list, " GLOBAL_TAPS ", already dev_queue_xmit_nit in the sender namespace)" },
-	.pair = { ZC, UBUFS, "ETH_P_ALL tap in the receiving namespace sees only the receiving device's own skbs (per-namespace taps): zero-copy",
-		  .foreign = "dev_queue_xmit_nit on the sender's device" },
-};
-
-static const struct way tap_ignore = { SETUP_SINK, TAP_A_IGNORE,
-	.veth = { ZC, UBUFS, "tap with PACKET_IGNORE_OUTGOING in the sender namespace: skipped on transmit, and veth's receive in the other namespace does not see it (per-namespace taps): zero-copy",
-		  .foreign = "veth's receive in the receiving namespace (__netif_receive_skb_core -> deliver_skb)" },
-	.pair = { ZC, UBUFS, "tap with PACKET_IGNORE_OUTGOING: skipped on transmit, and on receive it sees the receiving device's own skbs: zero-copy" },
-};
-
-static const struct way tap_other = { SETUP_SINK, TAP_A_LO,
-	.veth = { ZC, UBUFS, "tap bound to lo: not on the egress path, zero-copy" },
-	.pair = { ZC, UBUFS, "tap bound to lo: not on the egress path, zero-copy" },
-};
-
-static const struct way toggle = { SETUP_SINK, TAP_A, TOGGLE_PATTERN,
-	.veth = { ZC, UBUFS, "tap opened/closed between sends (" TOGGLE_PATTERN "): verdicts follow per send" },
-	.pair = { ZC, UBUFS, "tap opened/closed between sends (" TOGGLE_PATTERN "): verdicts follow per send" },
-};
-
-static const struct way local = { SETUP_LOCAL,
-	.veth = { CP, UBUFS, "delivery to a socket bound in the receiving namespace: skb_orphan_frags_rx copies" },
-	.pair = { ZC, UBUFS, "UDP to a socket bound in the receiving namespace: it gets the receiving device's own skb, the sender's is freed at TX completion: zero-copy" },
-};
-
-static const struct way tcp_local = { SETUP_LOCAL,
-	.veth = { CP, UBUFS, "TCP to a receiver in the peer namespace: local delivery copies" },
-	.pair = { ZC, UBUFS, "TCP to a socket bound in the receiving namespace: it gets the receiving device's own skb, the sender's is freed at TX completion: zero-copy" },
-};
-
-static const struct way loopback = { SETUP_LOOPBACK,
-	.veth = { CP, UBUFS, "delivery over loopback to a local socket: skb_orphan_frags_rx copies" },
-	.pair = { CP, UBUFS, "delivery over loopback to a local socket: skb_orphan_frags_rx copies" },
-};
-
-static const struct way frag = { SETUP_FRAG,
-	.veth = { CP, ZC_WIT_NOTHING, "datagram above MTU-28 is fragmented: copied at send, no zero-copy attempted, no fallback copy" },
-	.pair = { CP, ZC_WIT_NOTHING, "datagram above MTU-28 is fragmented: copied at send, no zero-copy attempted, no fallback copy" },
-};
-
-static const struct way xdp = { SETUP_XDP,
-	.veth = { ZC, ZC_WIT_PP_COW, "XDP_DROP on the receiving veth: veth copies every skb (" VETH_XDP_COPY "), the kernel's flag says zero-copy" },
-	.pair = { ZC, UBUFS, "XDP_DROP on the receiving device drops its own buffers, the sender's skb is untouched: zero-copy" },
-};
-
-#define VCASE(...)		(&(const struct vcase){ __VA_ARGS__ })
 #define MZ			ZC_MODE_MSG_ZEROCOPY
 #define SZ			ZC_MODE_SEND_ZC
-#define RCASE(m, l, d)		(&(const struct rcase){ m, l, d })
 
-static const struct zc_case cases[] = {
-	{ .name = "taps.list", .fn = case_list_taps },
-	{ .name = "udp4.msgzc.notap", .pre = pre_verdict, .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, MZ, &notap) },
-	{ .name = "udp4.sendzc.notap", .pre = pre_verdict, .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, SZ, &notap) },
-	{ .name = "udp4.msgzc.tap_sender_ns", .pre = pre_verdict, .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, MZ, &tap_a) },
-	{ .name = "udp4.sendzc.tap_sender_ns", .pre = pre_verdict, .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, SZ, &tap_a) },
-	{ .name = "udp4.msgzc.tap_egress_dev", .pre = pre_verdict, .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, MZ, &tap_dev) },
-	{ .name = "udp4.sendzc.tap_egress_dev", .pre = pre_verdict, .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, SZ, &tap_dev) },
-	{ .name = "udp4.msgzc.tap_receiver_ns", .pre = pre_verdict, .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, MZ, &tap_b) },
-	{ .name = "udp4.sendzc.tap_receiver_ns", .pre = pre_verdict, .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, SZ, &tap_b) },
-	{ .name = "udp4.msgzc.tap_ignore_outgoing", .pre = pre_verdict, .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, MZ, &tap_ignore) },
-	{ .name = "udp4.sendzc.tap_ignore_outgoing", .pre = pre_verdict, .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, SZ, &tap_ignore) },
-	{ .name = "udp4.msgzc.tap_other_dev", .pre = pre_verdict, .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, MZ, &tap_other) },
-	{ .name = "udp4.sendzc.tap_other_dev", .pre = pre_verdict, .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, SZ, &tap_other) },
-	{ .name = "udp4.msgzc.tap_toggle", .pre = pre_verdict, .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, MZ, &toggle) },
-	{ .name = "udp4.sendzc.tap_toggle", .pre = pre_verdict, .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, SZ, &toggle) },
-	{ .name = "udp4.msgzc.local_bound", .pre = pre_verdict, .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, MZ, &local) },
-	{ .name = "udp4.sendzc.local_bound", .pre = pre_verdict, .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, SZ, &local) },
-	{ .name = "udp4.msgzc.loopback", .pre = pre_verdict, .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, MZ, &loopback) },
-	{ .name = "udp4.sendzc.loopback", .pre = pre_verdict, .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, SZ, &loopback) },
-	{ .name = "udp4.msgzc.fragmented", .pre = pre_verdict, .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, MZ, &frag) },
-	{ .name = "udp4.sendzc.fragmented", .pre = pre_verdict, .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, SZ, &frag) },
-	{ .name = "udp4.msgzc.xdp_hidden_copy", .pre = pre_verdict, .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, MZ, &xdp) },
-	{ .name = "udp4.sendzc.xdp_hidden_copy", .pre = pre_verdict, .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_DGRAM, SZ, &xdp) },
-	{ .name = "udp6.msgzc.notap", .pre = pre_verdict, .fn = case_verdict, .arg = VCASE(AF_INET6, SOCK_DGRAM, MZ, &notap) },
-	{ .name = "udp6.sendzc.notap", .pre = pre_verdict, .fn = case_verdict, .arg = VCASE(AF_INET6, SOCK_DGRAM, SZ, &notap) },
-	{ .name = "udp6.msgzc.tap_sender_ns", .pre = pre_verdict, .fn = case_verdict, .arg = VCASE(AF_INET6, SOCK_DGRAM, MZ, &tap_a) },
-	{ .name = "udp6.sendzc.tap_sender_ns", .pre = pre_verdict, .fn = case_verdict, .arg = VCASE(AF_INET6, SOCK_DGRAM, SZ, &tap_a) },
-	{ .name = "tcp4.msgzc.local", .pre = pre_verdict, .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_STREAM, MZ, &tcp_local) },
-	{ .name = "tcp4.sendzc.local", .pre = pre_verdict, .fn = case_verdict, .arg = VCASE(AF_INET, SOCK_STREAM, SZ, &tcp_local) },
-	{ .name = "rate.send", .pre = pre_rate, .fn = case_rate, .arg = RCASE(ZC_MODE_SEND, "send", 1) },
-	{ .name = "rate.msgzc", .pre = pre_rate, .fn = case_rate, .arg = RCASE(MZ, "msgzc", RATE_DEPTH) },
-	{ .name = "rate.sendzc", .pre = pre_rate, .fn = case_rate, .arg = RCASE(SZ, "sendzc", RATE_DEPTH) },
-	{ .name = "rate.sendzc_fixed", .pre = pre_rate, .fn = case_rate, .arg = RCASE(ZC_MODE_SEND_ZC_FIXED, "sendzc_fixed", RATE_DEPTH) },
+/* ---- the cases: rows from their axes, names from the rows ---- */
+
+static const char *const kind_names[] = {
+	[K_VERDICT] = "", [K_LIST_TAPS] = "taps.list", [K_RATE] = "rate",
 };
+static const char *const proto_names[] = {
+	[P_UDP4] = "udp4", [P_UDP6] = "udp6", [P_TCP4] = "tcp4",
+};
+static const char *const mode_names[] = {
+	[ZC_MODE_SEND] = "send", [MZ] = "msgzc", [SZ] = "sendzc",
+	[ZC_MODE_SEND_ZC_FIXED] = "sendzc_fixed",
+};
+static const char *const way_names[] = {
+	[W_NOTAP] = "notap", [W_TAP_SENDER_NS] = "tap_sender_ns",
+	[W_TAP_EGRESS_DEV] = "tap_egress_dev", [W_TAP_RECEIVER_NS] = "tap_receiver_ns",
+	[W_TAP_IGNORE_OUTGOING] = "tap_ignore_outgoing",
+	[W_TAP_OTHER_DEV] = "tap_other_dev", [W_TAP_TOGGLE] = "tap_toggle",
+	[W_LOCAL_BOUND] = "local_bound", [W_LOOPBACK] = "loopback",
+	[W_FRAGMENTED] = "fragmented", [W_XDP_HIDDEN_COPY] = "xdp_hidden_copy",
+	[W_LOCAL] = "local",
+};
+
+static const struct row_matrix list_taps_case = {
+	.base = &(const struct row){ .zc = { .fn = case_list_taps } },
+	.axes = { ZC_AXIS(struct row, kind, kind_names, K_LIST_TAPS) },
+};
+
+/*
+ * The verdicts: every way over UDP/IPv4 by both APIs; IPv6 and TCP where
+ * the protocol changes the path. Listed way by way, the API turning
+ * fastest; named protocol.api.way.
+ */
+static const char *verdict_rule(const struct row *r)
+{
+	if (r->proto == P_TCP4 && r->way != W_LOCAL)
+		return "TCP is checked on local delivery: a tap copies below the protocol, UDP covers the taps";
+	if (r->proto != P_TCP4 && r->way == W_LOCAL)
+		return "local is TCP's local delivery (UDP's is local_bound)";
+	if (r->proto == P_UDP6 && r->way != W_NOTAP && r->way != W_TAP_SENDER_NS)
+		return "IPv6 is checked without and with a sender tap: past the IP layer its way is IPv4's";
+	return NULL;
+}
+
+static const struct row_matrix verdicts = {
+	.base = &(const struct row){ .zc = { .fn = case_verdict, .pre = pre_verdict } },
+	.axes = {
+		ZC_AXIS_TURN(1, struct row, proto, proto_names, P_UDP4, P_UDP6, P_TCP4),
+		ZC_AXIS_TURN(3, struct row, mode, mode_names, MZ, SZ),
+		ZC_AXIS_TURN(2, struct row, way, way_names, W_NOTAP,
+			     W_TAP_SENDER_NS, W_TAP_EGRESS_DEV, W_TAP_RECEIVER_NS,
+			     W_TAP_IGNORE_OUTGOING, W_TAP_OTHER_DEV, W_TAP_TOGGLE,
+			     W_LOCAL_BOUND, W_LOOPBACK, W_FRAGMENTED,
+			     W_XDP_HIDDEN_COPY, W_LOCAL),
+		ZC_AXIS_TURN(4, struct row, kind, kind_names, K_VERDICT),
+	},
+	.rule = verdict_rule,
+};
+
+/* The tap vs no-tap ratio per API. */
+static const struct row_matrix rates = {
+	.base = &(const struct row){ .zc = { .fn = case_rate, .pre = pre_rate } },
+	.axes = {
+		ZC_AXIS(struct row, kind, kind_names, K_RATE),
+		ZC_AXIS(struct row, mode, mode_names, ZC_MODE_SEND, MZ, SZ,
+			ZC_MODE_SEND_ZC_FIXED),
+	},
+};
+
+static const struct way *way_of(const struct row *v)
+{
+	return &ways[v->way];
+}
+
+static int family_of(const struct row *v)
+{
+	return v->proto == P_UDP6 ? AF_INET6 : AF_INET;
+}
+
+static int type_of(const struct row *v)
+{
+	return v->proto == P_TCP4 ? SOCK_STREAM : SOCK_DGRAM;
+}
+
+/* send(2) has no depth; the rest keep RATE_DEPTH in flight. */
+static unsigned int rate_depth(const struct row *rc)
+{
+	return rc->mode == ZC_MODE_SEND ? 1 : RATE_DEPTH;
+}
 
 /* One verdict case: lib/send/verdictrun's sends, and the path around them. */
 struct vrun {
 	struct zc_vrun run;
 	struct ctx *cx;
-	const struct vcase *v;
+	const struct row *v;
 	int mtu_restore;		/* 0, or the MTU the fragment case lowered */
 	bool xdp_on;
 };
@@ -277,9 +339,9 @@ static size_t udp_size(const struct ctx *cx, int family);
 
 /* The row's column for this topology. */
 static const struct expect *expect_here(const struct ctx *cx,
-					const struct vcase *v)
+					const struct row *v)
 {
-	return cx->k.t.real_pair ? &v->way->pair : &v->way->veth;
+	return cx->k.t.real_pair ? &way_of(v)->pair : &way_of(v)->veth;
 }
 
 /*
@@ -289,12 +351,10 @@ static const struct expect *expect_here(const struct ctx *cx,
  * global tap list: the row's known deviation, XFAIL; without BTF to tell
  * the tap lists' scope, SKIP.
  */
-static enum zc_pre pre_verdict(const struct zc_case *c, void *arg,
-			       struct zc_why *why)
+static enum zc_pre pre_verdict(const struct zc_case *c, const struct row *v,
+			       struct ctx *cx, struct zc_why *why)
 {
-	const struct vcase *v = c->arg;
-	enum setup s = v->way->setup;
-	struct ctx *cx = arg;
+	enum setup s = way_of(v)->setup;
 	const char *foreign = expect_here(cx, v)->foreign;
 
 	diag_once(cx);
@@ -313,9 +373,10 @@ static enum zc_pre pre_verdict(const struct zc_case *c, void *arg,
 	return ZC_RUN;
 }
 
-static void case_verdict(const struct zc_case *c, void *arg)
+static void case_verdict(const struct zc_case *c, const struct row *v,
+			 struct ctx *cx)
 {
-	struct vrun r = { .cx = arg, .v = c->arg };
+	struct vrun r = { .cx = cx, .v = v };
 	struct zc_why why = { "" };
 	const char *nowit = NULL;
 	int ret;
@@ -329,7 +390,7 @@ static void case_verdict(const struct zc_case *c, void *arg)
 	ret = vrun_open(&r, &why);
 	if (ret) {
 		zc_vrun_close(&r.run);
-		if (r.v->way->setup == SETUP_XDP && (ret == -EOPNOTSUPP || ret == -EINVAL))
+		if (way_of(v)->setup == SETUP_XDP && (ret == -EOPNOTSUPP || ret == -EINVAL))
 			ktap_skip(c->name, "%s", why.msg);
 		else
 			ktap_fail(c->name, "%s: %s", c->name, why.msg);
@@ -341,13 +402,14 @@ static void case_verdict(const struct zc_case *c, void *arg)
 /* ---- tap listing against taps we open ---- */
 
 static const struct way *const tap_wants[] = {
-	&tap_a, &tap_dev, &tap_ignore, &tap_other,
+	&ways[W_TAP_SENDER_NS], &ways[W_TAP_EGRESS_DEV], &ways[W_TAP_IGNORE_OUTGOING],
+	&ways[W_TAP_OTHER_DEV],
 };
 
-static void case_list_taps(const struct zc_case *c, void *arg)
+static void case_list_taps(const struct zc_case *c, const struct row *v,
+			   struct ctx *cx)
 {
 	int fds[ZC_ARRAY_SIZE(tap_wants)], n, i, want = ZC_ARRAY_SIZE(tap_wants);
-	struct ctx *cx = arg;
 	const struct zc_topo *t = &cx->k.t;
 	struct zc_tap taps[32];
 	struct zc_why why = { "" };
@@ -377,11 +439,9 @@ static void case_list_taps(const struct zc_case *c, void *arg)
 
 /* ---- rates: without and with the tap, interleaved ---- */
 
-static enum zc_pre pre_rate(const struct zc_case *c, void *arg,
-			    struct zc_why *why)
+static enum zc_pre pre_rate(const struct zc_case *c, const struct row *rc,
+			    struct ctx *cx, struct zc_why *why)
 {
-	const struct rcase *rc = c->arg;
-	struct ctx *cx = arg;
 
 	diag_once(cx);
 	return zc_sink_feat_need(&cx->feat, &(struct zc_sink_need){
@@ -390,7 +450,7 @@ static enum zc_pre pre_rate(const struct zc_case *c, void *arg,
 				 }, why) ? ZC_SKIP : ZC_RUN;
 }
 
-static void arm_report(struct ctx *cx, const struct rcase *rc,
+static void arm_report(struct ctx *cx, const struct row *rc,
 		       const struct zc_sink_arm *sa, const char *prefix)
 {
 	const struct zc_send_stats *st = zc_sender_stats(sa->tx.s);
@@ -404,7 +464,7 @@ static void arm_report(struct ctx *cx, const struct rcase *rc,
 	zc_config(&cx->o, prefix,
 		  "mode=%s size=%zu depth=%u report_usage=%s ring=%s cpu_tx=%d cpu_rx=softirq_on_sending_cpu topology=%s a=%s drv_a=%s b=%s drv_b=%s mtu=%d sink=tc_clsact_ingress_drop tap=eth_p_all_unbound_sender_ns_for_tap witness=paused",
 		  zc_send_mode_name(rc->mode), udp_size(cx, AF_INET),
-		  rc->depth, uring && zc_send_mode_zerocopy(rc->mode) ? "yes" : "no",
+		  rate_depth(rc), uring && zc_send_mode_zerocopy(rc->mode) ? "yes" : "no",
 		  uring ? zc_sender_ring_desc(sa->tx.s) : "none", cx->o.cpu_tx,
 		  cx->k.t.real_pair ? "ZC_PAIR" : "veth", cx->k.t.a.ifname,
 		  cx->drv_a, cx->k.t.b.ifname, cx->drv_b, cx->k.t.mtu);
@@ -414,12 +474,12 @@ static void arm_report(struct ctx *cx, const struct rcase *rc,
  * Without and with the tap, in alternation repeat by repeat: each repeat
  * gives one tap_ratio sample from two measurements seconds apart.
  */
-static int measure(struct ctx *cx, const struct rcase *rc,
+static int measure(struct ctx *cx, const struct row *rc,
 		   struct zc_stats *ratio, struct zc_why *why)
 {
 	struct zc_meter_cfg mc = { .duration = cx->o.duration,
 				   .warmup = cx->o.warmup, .repeat = cx->o.repeat };
-	struct zc_sender_cfg cfg = { .mode = rc->mode, .depth = rc->depth,
+	struct zc_sender_cfg cfg = { .mode = rc->mode, .depth = rate_depth(rc),
 				     .size = udp_size(cx, AF_INET),
 				     .report_usage = true };
 	struct zc_taparm_ratio tr;
@@ -428,7 +488,7 @@ static int measure(struct ctx *cx, const struct rcase *rc,
 
 	for (i = 0; i < 2; i++)
 		snprintf(prefix[i], sizeof(prefix[i]), NAME ".udp4.%s.%s",
-			 rc->label, i ? "tap" : "notap");
+			 mode_names[rc->mode], i ? "tap" : "notap");
 	ret = zc_taparm_ratio_run(&tr, &cx->k, &mc, &cfg, VERDICT_S, prefix[1],
 			       ratio, why);
 	for (i = 0; i < 2 && !ret; i++)
@@ -437,12 +497,11 @@ static int measure(struct ctx *cx, const struct rcase *rc,
 	return ret;
 }
 
-static void case_rate(const struct zc_case *c, void *arg)
+static void case_rate(const struct zc_case *c, const struct row *rc,
+		      struct ctx *cx)
 {
-	const struct rcase *rc = c->arg;
 	struct zc_why why = { "" };
 	struct zc_stats ratio;
-	struct ctx *cx = arg;
 	char name[128];
 	int ret;
 
@@ -458,7 +517,7 @@ static void case_rate(const struct zc_case *c, void *arg)
 		ktap_fail(c->name, "%s", why.msg);
 		return;
 	}
-	snprintf(name, sizeof(name), NAME ".udp4.%s.tap_ratio", rc->label);
+	snprintf(name, sizeof(name), NAME ".udp4.%s.tap_ratio", mode_names[rc->mode]);
 	ktap_metric(name, &ratio, "ratio");
 	ktap_pass(c->name);
 }
@@ -533,7 +592,7 @@ static int vrun_path(struct zc_vrun *run, struct zc_why *why)
 {
 	struct vrun *r = run->ctx;
 	struct ctx *cx = r->cx;
-	enum setup s = r->v->way->setup;
+	enum setup s = way_of(r->v)->setup;
 	int ret;
 
 	/*
@@ -581,7 +640,7 @@ static uint64_t vrun_sunk(const struct zc_vrun *run)
 {
 	const struct vrun *r = run->ctx;
 
-	if (r->v->way->setup == SETUP_XDP)
+	if (way_of(r->v)->setup == SETUP_XDP)
 		return r->cx->xdp->bss->pkts;
 	return zc_sink_pkts(&r->cx->k);
 }
@@ -590,18 +649,18 @@ static const struct zc_vrun_ops vrun_ops = {
 	.path = vrun_path, .unpath = vrun_unpath, .sunk = vrun_sunk,
 };
 
-static size_t case_size(const struct ctx *cx, const struct vcase *v)
+static size_t case_size(const struct ctx *cx, const struct row *v)
 {
-	if (v->way->setup == SETUP_FRAG)
+	if (way_of(v)->setup == SETUP_FRAG)
 		return frag_size(cx);
-	if (v->type == SOCK_STREAM)
+	if (type_of(v) == SOCK_STREAM)
 		return TCP_SIZE;
-	return udp_size(cx, v->family);
+	return udp_size(cx, family_of(v));
 }
 
 static void vrun_init(struct vrun *r)
 {
-	const struct vcase *v = r->v;
+	const struct row *v = r->v;
 	const struct expect *e = expect_here(r->cx, v);
 	struct zc_vrun *run = &r->run;
 
@@ -609,16 +668,16 @@ static void vrun_init(struct vrun *r)
 	run->ctx = r;
 	run->topo = &r->cx->k.t;
 	run->mode = v->mode;
-	run->family = v->family;
-	run->type = v->type;
+	run->family = family_of(v);
+	run->type = type_of(v);
 	run->size = case_size(r->cx, v);
 	run->sends = r->cx->sends;
 	run->want = e->verdict;
-	run->tap = &v->way->tap;
-	run->toggle = v->way->toggle;
+	run->tap = &way_of(v)->tap;
+	run->toggle = way_of(v)->toggle;
 	run->verdict_s = VERDICT_S;
 	run->settle_s = SETTLE_S;
-	run->sink = v->way->setup == SETUP_XDP ? "XDP" : "tc";
+	run->sink = way_of(v)->setup == SETUP_XDP ? "XDP" : "tc";
 	run->xdp_copy = VETH_XDP_COPY;
 	run->fd = -1;
 	run->rx_fd = -1;
@@ -634,10 +693,10 @@ static int vrun_open(struct vrun *r, struct zc_why *why)
 {
 	static struct in_addr lo4;
 	const struct zc_topo *t = &r->cx->k.t;
-	const void *addr = zc_side_addr(&t->b, r->v->family);
+	const void *addr = zc_side_addr(&t->b, family_of(r->v));
 
 	lo4.s_addr = htonl(INADDR_LOOPBACK);
-	switch (r->v->way->setup) {
+	switch (way_of(r->v)->setup) {
 	case SETUP_LOCAL:
 		return zc_vrun_open(&r->run, t->a.nsfd, t->b.nsfd, addr,
 				    RECV_PORT, why);
@@ -779,10 +838,8 @@ static const struct zc_test_desc desc = {
 	.size_max = UDP4_MAX,
 };
 
-static const struct zc_test test = {
+static struct zc_test test = {
 	.desc = &desc,
-	.cases = cases,
-	.ncases = ZC_ARRAY_SIZE(cases),
 	.check_opts = check_opts,
 	.mode = list_taps,
 	.probe = probe,
@@ -794,5 +851,10 @@ int main(int argc, char **argv)
 {
 	static struct ctx ctx = { .sends = SENDS_DEFAULT };
 
-	return zc_main(&test, argc, argv, &ctx.o, &ctx);
+	const struct zc_matrix ms[] = {
+		row_matrix(&list_taps_case), row_matrix(&verdicts), row_matrix(&rates),
+	};
+
+	return zc_matrix_main(&test, ms, ZC_ARRAY_SIZE(ms), argc, argv,
+			      &ctx.o, &ctx);
 }

@@ -95,13 +95,41 @@ static int add_row(const struct zc_matrix *m, const void *row,
 	       zc_why_set(why, "out of memory");
 }
 
+/* loop[k]: the axis of the k-th loop from the outside. */
+static int loop_order(const struct zc_matrix_axis *axes, size_t n,
+		      size_t *loop, struct zc_why *why)
+{
+	size_t i, k, turned = 0;
+
+	for (i = 0; i < n; i++) {
+		loop[i] = i;
+		turned += axes[i].turn != 0;
+	}
+	if (!turned)
+		return 0;
+	if (turned != n)
+		return zc_why_set(why, "some axes say their turn, not all");
+	for (k = 0; k < n; k++) {
+		for (i = 0; i < n && axes[i].turn != k + 1; i++)
+			;
+		if (i == n)
+			return zc_why_set(why, "no axis takes turn %zu", k + 1);
+		loop[k] = i;
+	}
+	return 0;
+}
+
 int zc_matrix_expand(const struct zc_matrix *m, struct zc_matrix_cases *out,
 		     struct zc_why *why)
 {
-	size_t n = naxes(m->axes), at[ZC_MATRIX_AXES] = { 0 }, i;
-	unsigned char *row = malloc(m->size);
+	size_t n = naxes(m->axes), at[ZC_MATRIX_AXES] = { 0 };
+	size_t loop[ZC_MATRIX_AXES], i;
+	unsigned char *row;
 	int ret = 0;
 
+	if (loop_order(m->axes, n, loop, why))
+		return -1;
+	row = malloc(m->size);
 	if (!row)
 		return zc_why_set(why, "out of memory");
 	for (i = 0; i < n; i++)
@@ -115,11 +143,11 @@ int zc_matrix_expand(const struct zc_matrix *m, struct zc_matrix_cases *out,
 		ret = add_row(m, row, out, why);
 		if (ret)
 			break;
-		/* The last axis turns fastest: the first is outermost. */
+		/* The innermost loop turns fastest. */
 		for (i = n; i-- > 0;) {
-			if (++at[i] < m->axes[i].nvals)
+			if (++at[loop[i]] < m->axes[loop[i]].nvals)
 				break;
-			at[i] = 0;
+			at[loop[i]] = 0;
 		}
 		if (i == (size_t)-1)
 			break;

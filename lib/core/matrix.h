@@ -38,14 +38,20 @@ struct zc_matrix_axis {
 	const int *vals;		/* the values this matrix takes, in order */
 	size_t nvals;
 	char join;			/* before its part: '.' (0) or '_' */
+	/*
+	 * Which loop it is, 1 the outermost; 0 in every axis: the axes'
+	 * order. Lets a listing run in another order than the name's parts.
+	 */
+	unsigned char turn;
 };
 
 /*
  * ZC_AXIS(row_t, field, names, v...): the axis over row_t's field (an
  * enum or int: anything else does not compile), taking v... in order.
  * ZC_AXIS_GLUED: the same, its name part glued on with '_'.
+ * ZC_AXIS_TURN(n, ...): the same, as the n-th loop from the outside.
  */
-#define ZC_AXIS_J(row_t, field, j, names_, ...) {				\
+#define ZC_AXIS_J(row_t, field, j, t, names_, ...) {				\
 	.off = offsetof(row_t, field) +						\
 	       0 * sizeof(char[sizeof(((row_t *)0)->field) == sizeof(int) ? 1 : -1]), \
 	.names = (names_),							\
@@ -53,11 +59,15 @@ struct zc_matrix_axis {
 	.vals = (const int[]){ __VA_ARGS__ },					\
 	.nvals = sizeof((const int[]){ __VA_ARGS__ }) / sizeof(int),		\
 	.join = (j),								\
+	.turn = (t),								\
 }
 #define ZC_AXIS(row_t, field, names_, ...) \
-	ZC_AXIS_J(row_t, field, '.', names_, __VA_ARGS__)
+	ZC_AXIS_J(row_t, field, '.', 0, names_, __VA_ARGS__)
 #define ZC_AXIS_GLUED(row_t, field, names_, ...) \
-	ZC_AXIS_J(row_t, field, '_', names_, __VA_ARGS__)
+	ZC_AXIS_J(row_t, field, '_', 0, names_, __VA_ARGS__)
+/* ZC_AXIS, the turn-th loop from the outside (then every axis says its turn). */
+#define ZC_AXIS_TURN(turn, row_t, field, names_, ...) \
+	ZC_AXIS_J(row_t, field, '.', turn, names_, __VA_ARGS__)
 
 /*
  * The runner's part of a row, typed by it: the body, the precondition
