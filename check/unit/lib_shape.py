@@ -148,6 +148,9 @@ for m in mods:
         elif len(f) == 2 and f[0] == 'U':
             undefs[m].add(f[1])
 
+# A module without a row of the table takes the default, zc_X_.
+for m in defs:
+    prefixes.setdefault(m, ['zc_%s_' % m.split('/')[1]])
 claimed = {}
 for m, ps in prefixes.items():
     for p in ps:
@@ -155,9 +158,6 @@ for m, ps in prefixes.items():
             out('exports', 'prefix %s claimed by %s and %s (doc/layout.md)' % (p, claimed[p], m))
         claimed[p] = m
 for m in sorted(defs):
-    if m not in prefixes:
-        out('exports', 'lib/%s: no row in the prefix table of doc/layout.md' % m)
-        continue
     for s in sorted(defs[m]):
         own = [p for p in claimed if s.startswith(p)]
         best = max(own, key=len) if own else None
