@@ -25,7 +25,9 @@
 #include <linux/bpf.h>
 #include <linux/types.h>
 #include <stdbool.h>
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
 
 #include "witness_abi.h"
 
@@ -211,5 +213,127 @@ SEC("fentry/skb_pp_cow_data")
 int zc_wit_cow_fentry(__u64 *ctx)
 {
 	count(ZC_WIT_PP_COW, 0);
+	return 0;
+}
+
+/*
+ * AF_XDP: the kernel's functions that decide copy or zero-copy, counted
+ * for one device (xsk_ifindex in the namespace with inode xsk_netns).
+ * xsk_rcv_zc and xsk_build_skb are inlined in Debian's kernels, so a
+ * zero-copy receive is a native redirect that __xsk_rcv did not copy, and
+ * a copy-mode transmit is counted where its skb is freed (xsk_destruct_skb)
+ * or, where fentry is refused, where its skb is allocated: the
+ * kmem_cache_alloc tracepoint with __xsk_generic_xmit on the stack.
+ */
+__u32 xsk_ifindex;
+__u32 xsk_netns;
+__u64 xsk_hits[ZC_WIT_XSK_N];
+
+struct ns_common___zc {
+	unsigned int inum;
+} __attribute__((preserve_access_index));
+struct net___zc {
+	struct ns_common___zc ns;
+} __attribute__((preserve_access_index));
+struct possible_net_t___zc {
+	struct net___zc *net;
+} __attribute__((preserve_access_index));
+struct net_device___zc {
+	int ifindex;
+	struct possible_net_t___zc nd_net;
+} __attribute__((preserve_access_index));
+struct xdp_sock___zc {
+	struct net_device___zc *dev;
+} __attribute__((preserve_access_index));
+struct xsk_buff_pool___zc {
+	struct net_device___zc *netdev;
+} __attribute__((preserve_access_index));
+struct sock___zc {
+	int x;
+} __attribute__((preserve_access_index));
+struct sk_buff___zc {
+	struct sock___zc *sk;
+} __attribute__((preserve_access_index));
+struct kmem_cache___zc {
+	unsigned int object_size;
+} __attribute__((preserve_access_index));
+
+/*
+ * Read through BPF_CORE_READ (probe reads): xsk_destruct_skb's socket is
+ * a struct sock to the verifier, too small for struct xdp_sock's fields.
+ */
+static __always_inline bool xsk_dev_is_ours(struct net_device___zc *dev)
+{
+	return dev && BPF_CORE_READ(dev, ifindex) == xsk_ifindex &&
+	       BPF_CORE_READ(dev, nd_net.net, ns.inum) == xsk_netns;
+}
+
+static __always_inline void xsk_count(struct net_device___zc *dev, int kind, __u64 n)
+{
+	if (enabled && xsk_dev_is_ours(dev))
+		__sync_fetch_and_add(&xsk_hits[kind], n);
+}
+
+SEC("fentry/__xsk_map_redirect")
+int BPF_PROG(zc_wit_xsk_redirect, struct xdp_sock___zc *xs)
+{
+	xsk_count(BPF_CORE_READ(xs, dev), ZC_WIT_XSK_REDIRECT, 1);
+	return 0;
+}
+
+SEC("fentry/__xsk_rcv")
+int BPF_PROG(zc_wit_xsk_rcv, struct xdp_sock___zc *xs)
+{
+	xsk_count(BPF_CORE_READ(xs, dev), ZC_WIT_XSK_RCV_COPY, 1);
+	return 0;
+}
+
+SEC("fentry/xsk_generic_rcv")
+int BPF_PROG(zc_wit_xsk_generic, struct xdp_sock___zc *xs)
+{
+	xsk_count(BPF_CORE_READ(xs, dev), ZC_WIT_XSK_GENERIC, 1);
+	return 0;
+}
+
+SEC("fexit/xsk_tx_peek_release_desc_batch")
+int BPF_PROG(zc_wit_xsk_tx_batch, struct xsk_buff_pool___zc *pool, __u32 max, __u32 ret)
+{
+	xsk_count(BPF_CORE_READ(pool, netdev), ZC_WIT_XSK_TX_ZC, ret);
+	return 0;
+}
+
+SEC("fexit/xsk_tx_peek_desc")
+int BPF_PROG(zc_wit_xsk_tx_desc, struct xsk_buff_pool___zc *pool, void *desc, bool ret)
+{
+	xsk_count(BPF_CORE_READ(pool, netdev), ZC_WIT_XSK_TX_ZC, ret ? 1 : 0);
+	return 0;
+}
+
+SEC("fentry/xsk_destruct_skb")
+int BPF_PROG(zc_wit_xsk_destruct, struct sk_buff___zc *skb)
+{
+	/* struct xdp_sock starts with its struct sock */
+	struct xdp_sock___zc *xs = (void *)BPF_CORE_READ(skb, sk);
+
+	if (xs)
+		xsk_count(BPF_CORE_READ(xs, dev), ZC_WIT_XSK_TX_COPY, 1);
+	return 0;
+}
+
+/*
+ * Where fentry is refused: the skb head (one per frame) allocated in this
+ * process under __xsk_generic_xmit. kmem_cache_alloc(call_site, ptr, s, ...)
+ */
+SEC("tp_btf/kmem_cache_alloc")
+int zc_wit_xsk_tx_alloc(__u64 *ctx)
+{
+	struct kmem_cache___zc *s = (void *)ctx[2];
+
+	if (!enabled || !nr_ranges || !is_target())
+		return 0;
+	if (!s || s->object_size != bpf_core_type_size(struct sk_buff___zc))
+		return 0;
+	if (stack_kind(ctx) == ZC_WIT_XSK_XMIT)
+		__sync_fetch_and_add(&xsk_hits[ZC_WIT_XSK_TX_COPY], 1);
 	return 0;
 }

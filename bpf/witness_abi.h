@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Layout shared by bpf/witness.bpf.c and lib/send/witness.c. */
+/* Layout shared by bpf/witness.bpf.c and lib/net/witness.c. */
 #ifndef ZC_WITNESS_ABI_H
 #define ZC_WITNESS_ABI_H
 
@@ -8,8 +8,11 @@
 enum {
 	ZC_WIT_COPY_UBUFS,	/* skb_copy_ubufs: zero-copy frags copied */
 	ZC_WIT_PP_COW,		/* skb_pp_cow_data: veth XDP copies the skb */
+	ZC_WIT_XSK_XMIT,	/* stack kind only: AF_XDP copy-mode transmit */
 	ZC_WIT_NKINDS,
 };
+
+#include "witness_xsk.h"
 
 /* A function and its .cold/.part clones: a few ranges each */
 #define ZC_WIT_MAX_RANGES	8

@@ -9,6 +9,8 @@
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
+#include <stdbool.h>
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
 
@@ -75,18 +77,74 @@ static __always_inline int zc_check(struct zc_xsk_hdr *h, void *data,
 	return 0;
 }
 
-SEC("xdp")
-int zc_xsk_redirect(struct xdp_md *ctx)
+static __always_inline long zc_redirect(struct xdp_md *ctx)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
 	long ret;
 
 	if (!zc_test_hdr(data, data_end))
-		return XDP_PASS;
+		return -1;
 	zc_bump(ZC_XSK_C_SEEN);
 	ret = bpf_redirect_map(&zc_xsk_map, ctx->rx_queue_index, XDP_PASS);
 	zc_bump(ret == XDP_REDIRECT ? ZC_XSK_C_REDIRECT : ZC_XSK_C_MISS);
+	return ret;
+}
+
+/* Without the per-frame witness: kernels before bpf_cast_to_kern_ctx (6.2). */
+SEC("xdp")
+int zc_xsk_redirect(struct xdp_md *ctx)
+{
+	long ret = zc_redirect(ctx);
+
+	return ret < 0 ? XDP_PASS : ret;
+}
+
+/*
+ * The kernel's view of the frame, only the fields read (CO-RE relocates
+ * them against the running kernel's BTF).
+ */
+enum xdp_mem_type___zc { MEM_TYPE_XSK_BUFF_POOL___zc = 3 };
+struct xdp_mem_info___zc {
+	__u32 type;
+} __attribute__((preserve_access_index));
+struct xdp_rxq_info___zc {
+	struct xdp_mem_info___zc mem;
+} __attribute__((preserve_access_index));
+struct xdp_buff___zc {
+	struct xdp_rxq_info___zc *rxq;
+} __attribute__((preserve_access_index));
+
+extern void *bpf_cast_to_kern_ctx(void *obj) __ksym;
+
+/*
+ * The same, and the per-frame witness: which memory the frame sits in
+ * decides the socket's receive path (net/xdp/xsk.c xsk_rcv): only a frame
+ * in the socket's own pool (MEM_TYPE_XSK_BUFF_POOL, a zero-copy driver
+ * received into it) goes to xsk_rcv_zc; any other is copied by __xsk_rcv.
+ * A generic (skb-mode) program's frames sit in the skb, so they count as
+ * copies, as xsk_generic_rcv copies them.
+ */
+SEC("xdp")
+int zc_xsk_redirect_wit(struct xdp_md *ctx)
+{
+	struct xdp_buff___zc *kctx = bpf_cast_to_kern_ctx(ctx);
+	struct zc_xsk_cfg_val *cfg;
+	__u32 key = 0;
+	bool pool;
+	long ret;
+
+	ret = zc_redirect(ctx);
+	if (ret < 0)
+		return XDP_PASS;
+	if (ret != XDP_REDIRECT)
+		return ret;
+	pool = kctx->rxq->mem.type ==
+	       bpf_core_enum_value(enum xdp_mem_type___zc, MEM_TYPE_XSK_BUFF_POOL___zc);
+	cfg = bpf_map_lookup_elem(&zc_xsk_cfg, &key);
+	if (cfg && cfg->lie)
+		pool = !pool;
+	zc_bump(pool ? ZC_XSK_C_POOL : ZC_XSK_C_NOPOOL);
 	return ret;
 }
 

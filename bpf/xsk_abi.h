@@ -35,13 +35,26 @@ enum {
 	ZC_XSK_C_MISS,		/* ... no socket at rx_queue_index: passed */
 	ZC_XSK_C_COUNT,		/* zc_xdp_count: test frames counted, dropped */
 	ZC_XSK_C_BAD,		/* ... of which failed the check */
+	/*
+	 * The per-frame witness (zc_xsk_redirect_wit): frames handed to the
+	 * XSKMAP whose xdp->rxq->mem.type is MEM_TYPE_XSK_BUFF_POOL (the
+	 * driver received them into the socket's pool: xsk_rcv_zc can take
+	 * them without a copy), and the rest (__xsk_rcv copies them).
+	 */
+	ZC_XSK_C_POOL,
+	ZC_XSK_C_NOPOOL,
 	ZC_XSK_C_NSLOTS,
 };
 
 /* Slot of the zc_xsk_cfg array */
 struct zc_xsk_cfg_val {
 	__u32 verify;		/* zc_xdp_count checks every payload byte */
-	__u32 pad;
+	/*
+	 * The witness lies: pool frames counted as not, and the other way
+	 * round (ZC_INJECT_XSK_WITNESS_LIE=1), so a check can show that a
+	 * witness disagreeing with XDP_OPTIONS fails the row.
+	 */
+	__u32 lie;
 };
 
 #endif

@@ -12,7 +12,7 @@
  * there). Every verdict case sends one datagram at a time, takes the
  * kernel's per-send verdict (MSG_ZEROCOPY completion code, SEND_ZC
  * notification with REPORT_USAGE) and checks it against the copy witness
- * (lib/send/witness.h), a BPF observer of skb_copy_ubufs / veth's XDP copy in
+ * (lib/net/witness.h), a BPF observer of skb_copy_ubufs / veth's XDP copy in
  * this process.
  *
  * With ZC_PAIR, two real devices cabled to each other replace veth. The
@@ -51,7 +51,7 @@
 #include "send/uring.h"
 #include "core/util.h"
 #include "send/verdictrun.h"
-#include "send/witness.h"
+#include "net/witness.h"
 #include "send/zcsend.h"
 #include "tap_copy.skel.h"
 

@@ -318,19 +318,26 @@ static int check_bind(struct zc_xsk_run *r, const struct bind_cell *cell, int re
 	return 0;
 }
 
-/* The socket's word (XDP_OPTIONS) for the frames of its burst. */
-static void bind_zcmode(const struct zc_case *c, const struct zc_xsk_run *r)
+/*
+ * The witnesses' counts for the frames of its burst, the socket's word
+ * (XDP_OPTIONS) beside them: true when they agree with the row's
+ * expectation, else false with r->why naming both.
+ */
+static bool bind_zcmode(const struct zc_case *c, const struct bind_cell *cell,
+			struct zc_xsk_run *r)
 {
+	struct zc_xsk_seen seen;
 	char prefix[128];
-	unsigned long n = r->rx + r->tx_done;
 
 	snprintf(prefix, sizeof(prefix), "%s.%s", TEST_NAME, c->name);
-	ktap_zcmode(prefix, r->zc ? n : 0, r->zc ? 0 : n);
+	zc_xsk_run_seen(r, &seen);
+	return zc_xsk_wit_judge(prefix, &seen, true, true, r->zc,
+				zc_xsk_expect_for(r->zc, cell->at == AT_SKB), &r->why);
 }
 
 /* Bound: on --iface that is all, else a burst each way proves the socket moves frames. */
-static void bind_traffic(const struct zc_case *c, struct xsk_ctx *x,
-			 struct zc_xsk_run *r, int tries)
+static void bind_traffic(const struct zc_case *c, const struct bind_cell *cell,
+			 struct xsk_ctx *x, struct zc_xsk_run *r, int tries)
 {
 	if (!x->d.veth) {
 		ktap_print_msg("bound %s, no traffic on --iface\n", r->zc ? "zero-copy" : "copy");
@@ -346,8 +353,10 @@ static void bind_traffic(const struct zc_case *c, struct xsk_ctx *x,
 			       r->zc ? "zero-copy" : "copy", tries, ZC_XSK_BURST,
 			       (unsigned long long)r->tx_busy, *r->x.fq.flags,
 			       *r->x.tx.flags);
-	bind_zcmode(c, r);
-	ktap_pass(c->name);
+	if (bind_zcmode(c, cell, r))
+		ktap_pass(c->name);
+	else
+		ktap_fail_unexpected(c->name, "%s", r->why.msg);
 }
 
 static void case_bind(const struct zc_case *c, void *ctx)
@@ -388,7 +397,7 @@ static void case_bind(const struct zc_case *c, void *ctx)
 	else if (ret < 0)
 		ktap_fail(c->name, "%s", r.why.msg);
 	else
-		bind_traffic(c, x, &r, tries);
+		bind_traffic(c, cell, x, &r, tries);
 	zc_xsk_run_close(&r);
 }
 
@@ -481,17 +490,38 @@ static void case_rebind(const struct zc_case *c, void *ctx)
 
 /* Cases: data paths with rates */
 
+/* Which directions of a path move the socket's frames. */
+static bool path_rx(enum zc_xsk_path p)
+{
+	return p == ZC_XSK_RXDROP || p == ZC_XSK_L2FWD;
+}
+
+static bool path_tx(enum zc_xsk_path p)
+{
+	return p == ZC_XSK_TXONLY || p == ZC_XSK_L2FWD;
+}
+
 static void print_config(const struct xsk_ctx *x, const struct zc_xsk_run *r,
-			 const struct zc_case *c, const struct data_case *dc)
+			 const struct zc_case *c, const struct data_case *dc,
+			 const struct zc_xsk_seen *seen)
 {
 	const struct zc_opts *o = &x->o;
-	char sock[192] = "socket=none";
+	char sock[320] = "socket=none", words[64];
 
-	if (dc->path != ZC_XSK_XDPDROP)
+	/* What the rate measured: the witness's verdict next to the socket's word. */
+	if (dc->path != ZC_XSK_XDPDROP) {
+		zc_xsk_wit_words(seen, path_rx(dc->path), path_tx(dc->path), words,
+				 sizeof(words));
 		snprintf(sock, sizeof(sock),
-			 "bind=%s+need_wakeup umem=%ux%uB rx_tx_ring=%u fill_comp_ring=%u batch=%d rx_idle=%d_spins_then_poll_1ms",
+			 "bind=%s+need_wakeup umem=%ux%uB rx_tx_ring=%u fill_comp_ring=%u batch=%d rx_idle=%d_spins_then_poll_1ms xdp_options=%s witness=%s",
 			 bm_name[dc->bm], r->x.nframes, r->x.frame_size, r->x.rx.size,
-			 r->x.fq.size, ZC_XSK_BATCH, ZC_XSK_IDLE_SPIN);
+			 r->x.fq.size, ZC_XSK_BATCH, ZC_XSK_IDLE_SPIN,
+			 r->zc ? "zerocopy" : "copy", words);
+		/* key=value words: no spaces inside the value */
+		for (char *p = strstr(sock, "witness="); p && *p; p++)
+			if (*p == ' ')
+				*p = ',';
+	}
 	zc_config(o, c->name, "frame=%uB %s xdp=%s queue=%u generator=%s cpu_tx=%d cpu_rx=%d mtu=%d verify=%s cpu=whole_process_incl_generator",
 		  x->d.frame_len, sock, zc_xsk_at_name(dc->at), x->d.queue,
 		  zc_xsk_gen_desc(&r->g), o->cpu_tx, o->cpu_rx, x->d.topo.mtu,
@@ -522,16 +552,20 @@ static void report_side_by_side(struct xsk_ctx *x, const struct data_case *dc,
 	ktap_metric_value(name, rate->mpps.median / cp, "ratio");
 }
 
-static void report_data(struct xsk_ctx *x, const struct zc_case *c,
-			const struct data_case *dc, const struct zc_xsk_run *r,
-			const struct zc_rate *rate)
+/* Rates and the zcmode line; false with r->why when the witness disagrees. */
+static bool report_data(struct xsk_ctx *x, const struct zc_case *c,
+			const struct data_case *dc, struct zc_xsk_run *r,
+			const struct zc_rate *rate, const struct zc_xsk_seen *seen)
 {
 	char prefix[128];
+	bool ok = true;
 
 	snprintf(prefix, sizeof(prefix), "%s.%s", TEST_NAME, c->name);
-	/* The socket's own word (XDP_OPTIONS) for every frame it moved. */
+	/* The witnesses' counts for every frame the socket moved, its word beside them. */
 	if (dc->path != ZC_XSK_XDPDROP)
-		ktap_zcmode(prefix, r->zc ? rate->pkts : 0, r->zc ? 0 : rate->pkts);
+		ok = zc_xsk_wit_judge(prefix, seen, path_rx(dc->path), path_tx(dc->path),
+				      r->zc, zc_xsk_expect_for(r->zc, dc->at == AT_SKB),
+				      &r->why);
 	zc_report_rate(prefix, rate, true);
 	/* The generator's own rate: is it above what it feeds? */
 	if (dc->path != ZC_XSK_TXONLY) {
@@ -540,6 +574,26 @@ static void report_data(struct xsk_ctx *x, const struct zc_case *c,
 	}
 	if (x->d.topo.real_pair)
 		report_side_by_side(x, dc, rate);
+	return ok;
+}
+
+/*
+ * A transmit witness that walks a stack per frame would slow the rate it
+ * judges: it sees the first WIT_SAMPLE frames, then pauses for the
+ * measurement (the zcmode line says tracepoint_sample).
+ */
+#define WIT_SAMPLE	256
+
+static void witness_sample(struct zc_xsk_run *r, enum zc_xsk_path path)
+{
+	double end = zc_now() + ZC_XSK_SETTLE_S;
+	uint64_t bytes = 0, pkts = 0;
+
+	if (!path_tx(path) || !zc_xsk_wit_costly())
+		return;
+	while (r->tx_done < WIT_SAMPLE && zc_now() < end && !r->err)
+		zc_xsk_run_step(path)(r, &bytes, &pkts);
+	zc_xsk_wit_pause(true);
 }
 
 static void case_data(const struct zc_case *c, void *ctx)
@@ -551,6 +605,7 @@ static void case_data(const struct zc_case *c, void *ctx)
 		.duration = o->duration, .warmup = o->warmup, .repeat = o->repeat,
 	};
 	double secs = o->warmup + o->repeat * o->duration + 2 * ZC_XSK_SETTLE_S, t0;
+	struct zc_xsk_seen seen;
 	struct zc_rate rate;
 	struct zc_xsk_run r;
 	int err;
@@ -563,19 +618,22 @@ static void case_data(const struct zc_case *c, void *ctx)
 		return;
 	}
 	t0 = zc_now();
+	witness_sample(&r, dc->path);
 	err = zc_measure(&mc, zc_xsk_run_step(dc->path), &r, &rate);
 	zc_xsk_run_drain(&r, dc->path);
 	if (err && !r.err)
 		r.err = err;
-	print_config(x, &r, c, dc);
+	zc_xsk_run_seen(&r, &seen);
+	print_config(x, &r, c, dc, &seen);
 	if (dc->path != ZC_XSK_TXONLY)
 		zc_xsk_gen_print(&r.g, zc_now() - t0);
-	if (zc_xsk_run_account(&r, dc->path)) {
-		report_data(x, c, dc, &r, &rate);
-		ktap_pass(c->name);
-	} else {
+	if (!zc_xsk_run_account(&r, dc->path))
 		ktap_fail(c->name, "%s", r.why.msg);
-	}
+	else if (report_data(x, c, dc, &r, &rate, &seen))
+		ktap_pass(c->name);
+	else
+		ktap_fail_unexpected(c->name, "%s", r.why.msg);
+	zc_xsk_wit_pause(false);
 	zc_xsk_run_close(&r);
 }
 
@@ -673,17 +731,25 @@ static int setup(void *ctx, struct zc_why *why)
 		return ret == -EOPNOTSUPP ? KSFT_SKIP : -1;
 	x->d.frame_len = x->o.size;
 	x->d.cpu_tx = x->o.cpu_tx;
-	if (zc_probe_bpf(&x->bpf_skip))
+	if (zc_probe_bpf(&x->bpf_skip)) {
 		ktap_print_msg("no BPF: binds without a program and device checks only (%s)",
 			       x->bpf_skip.msg);
-	else
+	} else {
+		struct zc_xsk_prog p;
+
 		zc_why_clear(&x->bpf_skip);
+		/* Does the redirect program witness each frame on this kernel? */
+		ret = zc_xsk_prog_load(&p, false);
+		zc_xsk_wit_open(&x->d, !ret && p.wit, ret ? strerror(-ret) : p.nowit);
+		zc_xsk_prog_close(&p);
+	}
 	zc_pin_cpu(x->o.cpu_rx);
 	return 0;
 }
 
 static void teardown(void *ctx)
 {
+	zc_xsk_wit_close();
 	zc_xsk_dut_close(&((struct xsk_ctx *)ctx)->d);
 }
 

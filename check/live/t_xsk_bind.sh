@@ -3,7 +3,8 @@
 #
 # xsk_bind specifics: its case list, a short verified run whose zero-copy
 # verdicts follow the device's xdp_features, every copy data case with
-# its frames accounted for, signals at chosen moments leaving nothing
+# its frames accounted for and witnessed as copies (and a witness made to
+# lie failing its rows), signals at chosen moments leaving nothing
 # behind, and --iface leaving no XDP program on the
 # device after SIGKILL.
 
@@ -90,6 +91,54 @@ for c in rxdrop.copy.skb rxdrop.copy.native txonly.copy.skb txonly.copy.native \
 		bad="$bad $c"
 done
 if [ -z "$bad" ]; then ok "xsk_bind.copy_data_cases"; else not_ok "xsk_bind.copy_data_cases" "$bad"; fi
+
+# The witness, not the socket's word: on veth every copy row's zcmode
+# counts come from a witness in the data path and say copied (rx per
+# frame from the redirect program or fentry, tx from the kernel-function
+# witness), with XDP_OPTIONS beside them; one line says which witness.
+if ! grep -q '^# xsk witness: rx per frame' <<<"$run" &&
+   grep -q '^# xsk witness: .*kernel functions: none' <<<"$run"; then
+	skip "xsk_bind.witness_copies" "no AF_XDP witness loads: $(grep -m1 '^# xsk witness:' <<<"$run")"
+else
+	bad=""
+	grep -q '^# xsk witness: ' <<<"$run" || bad=" no-witness-line"
+	for c in bind.copy.wakeup.skb bind.none.nowakeup.skb bind.copy.wakeup.native \
+		 bind.none.nowakeup.native rxdrop.copy.skb rxdrop.copy.native \
+		 txonly.copy.skb txonly.copy.native l2fwd.copy.skb l2fwd.copy.native; do
+		rx='rx=copied\((xdp_mem_type|fentry):zerocopy=0,copied=[1-9][0-9]*\)'
+		tx='tx=copied\((fentry|tracepoint|tracepoint_sample):zerocopy=(0|n/a),copied=[1-9][0-9]*\)'
+		case $c in txonly.*) rx='rx=-' ;; rxdrop.*) tx='tx=-' ;; esac
+		grep -qE "^# zcmode xsk_bind\.$c copied zerocopy=0 copied=[1-9][0-9]* $rx $tx xdp_options=copy expect=" \
+			<<<"$run" || bad="$bad $c"
+	done
+	for c in rxdrop.copy.native txonly.copy.skb l2fwd.copy.skb; do
+		grep -qE "^# config: $c .* xdp_options=copy witness=rx=(copied|-),tx=(copied|-) " \
+			<<<"$run" || bad="$bad config:$c"
+	done
+	if [ -z "$bad" ]; then
+		ok "xsk_bind.witness_copies"
+	else
+		not_ok "xsk_bind.witness_copies" "$bad" "$(grep -E '^# (zcmode|xsk witness)' <<<"$run" | head -5)"
+	fi
+fi
+
+# The witness can fail: made to report every frame the wrong way round
+# (pool frames as copies and back), a copy bind's rows must FAIL naming
+# the witness's counts and XDP_OPTIONS.
+if grep -q '^# xsk witness: rx per frame' <<<"$run"; then
+	out=$(ZC_INJECT_XSK_WITNESS_LIE=1 timeout 60 "$BIN" -t bind.copy.wakeup.native \
+		-t rxdrop.copy.skb --duration 0.05 --repeat 1 </dev/null 2>&1)
+	rc=$?
+	n=$(grep -cE '^# witness: rx=zerocopy\(xdp_mem_type:zerocopy=[1-9][0-9]*,copied=0\).*, but XDP_OPTIONS says copy and the row expects rx:copied' <<<"$out")
+	if [ "$rc" = 1 ] && [ "$n" = 2 ] && [ "$(grep -c '^not ok' <<<"$out")" = 2 ]; then
+		ok "xsk_bind.witness_disagreement_fails"
+	else
+		not_ok "xsk_bind.witness_disagreement_fails" "exit $rc, $n witness failures" \
+			"$(grep -E '^(not )?ok|^# (witness|zcmode)' <<<"$out")"
+	fi
+else
+	skip "xsk_bind.witness_disagreement_fails" "no per-frame XDP witness on this kernel"
+fi
 
 # Early (bind matrix) and late (data cases and rates) in a default run;
 # t_signals.sh stops it at random moments too.

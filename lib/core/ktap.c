@@ -307,19 +307,27 @@ void ktap_metric_value(const char *name, double v, const char *unit)
 	fflush(out());
 }
 
+const char *ktap_zcmode_word(unsigned long zerocopy, unsigned long copied)
+{
+	if (!copied && !zerocopy)
+		return "none";
+	if (!copied)
+		return "zerocopy";
+	return zerocopy ? "mixed" : "copied";
+}
+
+void ktap_zcmode_note(const char *name, unsigned long zerocopy, unsigned long copied,
+		      const char *note)
+{
+	fprintf(out(), "# zcmode %s %s zerocopy=%lu copied=%lu%s%s\n", name,
+		ktap_zcmode_word(zerocopy, copied), zerocopy, copied,
+		note && *note ? " " : "", note ? note : "");
+	fflush(out());
+}
+
 void ktap_zcmode(const char *name, unsigned long zerocopy, unsigned long copied)
 {
-	const char *mode = "mixed";
-
-	if (!copied && !zerocopy)
-		mode = "none";
-	else if (!copied && zerocopy)
-		mode = "zerocopy";
-	else if (copied && !zerocopy)
-		mode = "copied";
-	fprintf(out(), "# zcmode %s %s zerocopy=%lu copied=%lu\n", name, mode,
-		zerocopy, copied);
-	fflush(out());
+	ktap_zcmode_note(name, zerocopy, copied, NULL);
 }
 
 const struct ktap_counts *ktap_counts(void)

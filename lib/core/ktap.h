@@ -76,6 +76,11 @@ void ktap_metric_value(const char *name, double v, const char *unit);
  * # zcmode NAME zerocopy|copied|mixed
  */
 void ktap_zcmode(const char *name, unsigned long zerocopy, unsigned long copied);
+/* The same with more words after the counts (key=value first, then prose). */
+void ktap_zcmode_note(const char *name, unsigned long zerocopy, unsigned long copied,
+		      const char *note);
+/* "zerocopy", "copied", "mixed" or "none" for these counts. */
+const char *ktap_zcmode_word(unsigned long zerocopy, unsigned long copied);
 
 const struct ktap_counts *ktap_counts(void);
 unsigned int ktap_reported(void);

@@ -2,7 +2,7 @@
 /*
  * Judging zero-copy sends one by one: the kernel's verdict on each send
  * (zc_sender_verdict) against what the case expects, and against the copy
- * witness (lib/send/witness.h), which sees the copy functions run. A tally of
+ * witness (lib/net/witness.h), which sees the copy functions run. A tally of
  * one case's sends, and the judgements: against the expectation (the
  * deviation an expected failure covers told from any other), and for
  * veth's XDP copy the kernel's flag does not report.
@@ -10,7 +10,7 @@
 #ifndef ZC_COPYJUDGE_H
 #define ZC_COPYJUDGE_H
 
-#include "send/witness.h"
+#include "net/witness.h"
 
 /* What the witness must see on a copied send. */
 enum zc_wit_expect {

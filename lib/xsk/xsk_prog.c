@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The XDP programs of an AF_XDP test; see xsk_prog.h. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -34,15 +35,51 @@ static int link_in_ns(void *arg)
 	return fd < 0 ? -errno : fd;
 }
 
-int zc_xsk_prog_load(struct zc_xsk_prog *p, bool verify)
+static int silent_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	struct zc_xsk_cfg_val cfg = { .verify = verify };
-	__u32 key = 0;
+	return 0;
+}
 
-	p->link = -1;
-	p->skel = xsk__open_and_load();
+/* Open and load, with (wit) or without the witnessing redirect. */
+static int load_variant(struct zc_xsk_prog *p, bool wit)
+{
+	int err;
+
+	p->skel = xsk__open();
 	if (!p->skel)
 		return errno ? -errno : -EINVAL;
+	bpf_program__set_autoload(p->skel->progs.zc_xsk_redirect_wit, wit);
+	err = xsk__load(p->skel);
+	if (!err)
+		return 0;
+	xsk__destroy(p->skel);
+	p->skel = NULL;
+	return err < 0 ? err : -err;
+}
+
+int zc_xsk_prog_load(struct zc_xsk_prog *p, bool verify)
+{
+	const char *lie = getenv("ZC_INJECT_XSK_WITNESS_LIE");
+	struct zc_xsk_cfg_val cfg = { .verify = verify, .lie = lie && *lie == '1' };
+	libbpf_print_fn_t old;
+	__u32 key = 0;
+	int err;
+
+	p->link = -1;
+	p->nowit[0] = '\0';
+	/* The kfunc is not there before 6.2: that refusal is expected, keep it quiet. */
+	old = libbpf_set_print(silent_print);
+	err = load_variant(p, true);
+	libbpf_set_print(old);
+	p->wit = !err;
+	if (err) {
+		snprintf(p->nowit, sizeof(p->nowit),
+			 "XDP program with bpf_cast_to_kern_ctx (6.2+) did not load: %s",
+			 strerror(-err));
+		err = load_variant(p, false);
+		if (err)
+			return err;
+	}
 	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.zc_xsk_cfg), &key, &cfg, 0))
 		return -errno;
 	return 0;
@@ -52,6 +89,7 @@ int zc_xsk_prog_attach(struct zc_xsk_prog *p, int nsfd, int ifindex,
 		       bool count, enum zc_xsk_attach at)
 {
 	struct bpf_program *prog = count ? p->skel->progs.zc_xdp_count :
+				   p->wit ? p->skel->progs.zc_xsk_redirect_wit :
 				   p->skel->progs.zc_xsk_redirect;
 	struct link_args a = {
 		bpf_program__fd(prog), ifindex,

@@ -25,9 +25,19 @@ struct xsk;
 struct zc_xsk_prog {
 	struct xsk *skel;
 	int link;		/* -1: not attached */
+	/*
+	 * The redirect program carries the per-frame witness (counts
+	 * ZC_XSK_C_POOL / ZC_XSK_C_NOPOOL); else nowit says why not.
+	 */
+	bool wit;
+	char nowit[160];
 };
 
-/* Open and load; verify makes zc_xdp_count check every payload byte. */
+/*
+ * Open and load; verify makes zc_xdp_count check every payload byte.
+ * The redirect is the witnessing one where the kernel has
+ * bpf_cast_to_kern_ctx (6.2+), the plain one otherwise.
+ */
 int zc_xsk_prog_load(struct zc_xsk_prog *p, bool verify);
 /* Attach zc_xdp_count (count) or zc_xsk_redirect to ifindex in nsfd. */
 int zc_xsk_prog_attach(struct zc_xsk_prog *p, int nsfd, int ifindex,

@@ -328,10 +328,16 @@ int zc_xsk_run_bound(struct zc_xsk_run *r, uint16_t flags)
 	}
 	r->zc = zc;
 	r->wakeup = flags & XDP_USE_NEED_WAKEUP;
+	zc_xsk_wit_mark(&r->a, &r->mark);
 	err = zc_xsk_prog_map_add(&r->a, &r->x);
 	if (err)
 		zc_why_set(&r->why, "XSKMAP insert of a bound socket: %s", strerror(-err));
 	return err;
+}
+
+void zc_xsk_run_seen(const struct zc_xsk_run *r, struct zc_xsk_seen *s)
+{
+	zc_xsk_wit_seen(&r->a, &r->mark, s);
 }
 
 /*

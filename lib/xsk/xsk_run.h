@@ -17,6 +17,7 @@
 #include "xsk/xsk_dut.h"
 #include "xsk/xsk_gen.h"
 #include "xsk/xsk_prog.h"
+#include "xsk/xsk_witness.h"
 
 #define ZC_XSK_BATCH		64	/* ring entries handled per step */
 #define ZC_XSK_IDLE_SPIN	256	/* empty rx polls before sleeping in poll(2) */
@@ -36,6 +37,7 @@ struct zc_xsk_run {
 	uint64_t tx_seq, rx, tx_sub, tx_done, tx_busy, bad, last_seq, tx_waits;
 	int err;
 	struct zc_why why;	/* the first thing that went wrong */
+	struct zc_xsk_wit_mark mark;	/* the witnesses' counts at the bind */
 };
 
 /* An AF_XDP socket with its UMEM in d's namespace: 0 or -errno. */
@@ -50,8 +52,13 @@ int zc_xsk_run_open(struct zc_xsk_run *r, struct zc_xsk_dut *d,
 		    enum zc_xsk_attach at, bool need_peer, bool verify,
 		    uint32_t nframes, bool drop_only);
 void zc_xsk_run_close(struct zc_xsk_run *r);
-/* After a successful bind: zero-copy state read, socket in the XSKMAP. */
+/*
+ * After a successful bind: zero-copy state read, socket in the XSKMAP,
+ * the witnesses' counts marked (zc_xsk_run_seen counts from there).
+ */
 int zc_xsk_run_bound(struct zc_xsk_run *r, uint16_t flags);
+/* What the witnesses saw since the bind. */
+void zc_xsk_run_seen(const struct zc_xsk_run *r, struct zc_xsk_seen *s);
 /* ZC_XSK_BURST frames each way, payloads checked: 0 or -EIO with r->why. */
 int zc_xsk_run_burst(struct zc_xsk_run *r);
 

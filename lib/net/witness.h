@@ -19,9 +19,11 @@
 #ifndef ZC_WITNESS_H
 #define ZC_WITNESS_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <bpf/libbpf.h>
 #include "core/why.h"
 
 struct zc_witness_counts {
@@ -79,5 +81,16 @@ bool zc_witness_copied(const struct zc_witness_counts *c);
  */
 int zc_witness_format(const struct zc_witness_counts *c, char *buf, size_t len);
 
+
+/*
+ * For the AF_XDP part (lib/xsk/xsk_witness.c), which loads its own
+ * instance of the same object (witness.skel.h): libbpf kept quiet while
+ * variants are tried, every program off (each user turns on its own),
+ * and the [lo, hi) ranges of fn and its clones as kind (count or -errno).
+ */
+struct witness;
+int zc_witness_silent_print(enum libbpf_print_level level, const char *fmt, va_list ap);
+void zc_witness_autoload_none(struct bpf_object *obj);
+int zc_witness_add_ranges(struct witness *skel, const char *fn, unsigned int kind);
 
 #endif

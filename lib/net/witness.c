@@ -13,7 +13,7 @@
 #include "core/ktap.h"
 #include "core/probe.h"
 #include "core/util.h"
-#include "send/witness.h"
+#include "net/witness.h"
 
 static struct {
 	struct witness *skel;
@@ -225,7 +225,7 @@ static void cow_plan(void)
 }
 
 /* [lo, hi) ranges of fn as kind into skel's table; count or -errno */
-static int add_ranges(struct witness *skel, const char *fn, unsigned int kind)
+int zc_witness_add_ranges(struct witness *skel, const char *fn, unsigned int kind)
 {
 	uint64_t r[ZC_WIT_MAX_RANGES][2];
 	unsigned int nr = skel->bss->nr_ranges;
@@ -255,12 +255,12 @@ static int fill_ranges(struct witness *skel, enum wit_variant v, bool cow)
 	skel->bss->nr_ranges = 0;
 	skel->bss->cow_pages = cow && wit.cow_pages;
 	if (v != VAR_FENTRY) {
-		n = add_ranges(skel, COPY_UBUFS_FN, ZC_WIT_COPY_UBUFS);
+		n = zc_witness_add_ranges(skel, COPY_UBUFS_FN, ZC_WIT_COPY_UBUFS);
 		if (n < 0)
 			return n;
 	}
 	if (cow && (wit.cow_pages || v != VAR_FENTRY)) {
-		n = add_ranges(skel, wit.cow_fn, ZC_WIT_PP_COW);
+		n = zc_witness_add_ranges(skel, wit.cow_fn, ZC_WIT_PP_COW);
 		if (n < 0)
 			return n;
 	}
@@ -284,10 +284,17 @@ static void only_autoload(struct witness *s, enum wit_variant v, bool cow)
 				  v == VAR_RAW_TP && calls);
 }
 
-static int silent_print(enum libbpf_print_level level, const char *fmt,
-			va_list ap)
+int zc_witness_silent_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	return 0;
+}
+
+void zc_witness_autoload_none(struct bpf_object *obj)
+{
+	struct bpf_program *p;
+
+	bpf_object__for_each_program(p, obj)
+		bpf_program__set_autoload(p, false);
 }
 
 static int try_variant(enum wit_variant v, bool cow, const char *what)
@@ -300,6 +307,7 @@ static int try_variant(enum wit_variant v, bool cow, const char *what)
 		set_reason("%s%s: open: %s", what, errno);
 		return -errno;
 	}
+	zc_witness_autoload_none(s->obj);
 	only_autoload(s, v, cow);
 	err = witness__load(s);
 	if (err) {
@@ -339,7 +347,7 @@ int zc_witness_open(struct zc_why *w)
 		return 0;
 	wit.reason[0] = '\0';
 	memset(&wit.base, 0, sizeof(wit.base));
-	old = libbpf_set_print(silent_print);
+	old = libbpf_set_print(zc_witness_silent_print);
 	cow_plan();
 	/* fentry needs skb_pp_cow_data's BTF; older veth copies are pages */
 	cow = wit.cow_fn && (wit.cow_pages || zc_btf_has_type(PP_COW_FN) == 1);
@@ -493,3 +501,4 @@ void zc_witness_report(const char *off)
 		ktap_print_msg("copy witness: none loaded (%s); cases assert the kernel flag only",
 			       why);
 }
+
