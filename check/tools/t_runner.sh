@@ -200,9 +200,10 @@ if [ -n "$bb" ] && "$bb" setsid true 2>/dev/null; then
 		gnu_rc=$?
 		bbo=$(PATH=$bbdir:$PATH kselftest_override_timeout=2 "$fake/run_tests.sh" "$@" 2>&1)
 		bb_rc=$?
-		# the start time is the one line that may differ
-		gnu=$(grep -v '^# provenance date ' <<<"$gnu")
-		bbo=$(grep -v '^# provenance date ' <<<"$bbo")
+		# The start time may differ, and so may the kernel's taint
+		# flags: another job on the machine can taint it in between.
+		gnu=$(grep -v -e '^# provenance date ' -e '^# kernel .*tainted=' <<<"$gnu")
+		bbo=$(grep -v -e '^# provenance date ' -e '^# kernel .*tainted=' <<<"$bbo")
 	}
 	run_both
 	if [ -n "$gnu" ] && [ "$bbo" = "$gnu" ] && [ "$bb_rc" = "$gnu_rc" ]; then
