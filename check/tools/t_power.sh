@@ -52,5 +52,22 @@ expect "power.uniform_30pct_detected" awk -v d="$udet" 'BEGIN { exit !(d != "" &
 expect "power.bad_repeats" bash -c '! "$0" --repeats 0 "$1" >/dev/null 2>&1' \
 	"$ZC_TOP/tools/zc-power" "$tmp/clean"
 expect "power.bad_dir" bash -c '! "$0" /nonexistent >/dev/null 2>&1' "$ZC_TOP/tools/zc-power"
+# Each metric's spread says which slowdown it can see: a pool whose runs
+# stay within 0.3 % sees 2 % at a 1 % threshold, the drifting one does not.
+for i in 1 2 3 4 5 6; do
+	mkdir -p "$tmp/tight/$i"
+	a=$((10000 + i % 3 * 10))
+	cat > "$tmp/tight/$i/demo.log" <<-LOG
+	TAP version 13
+	1..1
+	# metric demo.udp4.rate.throughput $a MB/s n=3 min=$a max=$a cv=0% samples=$a,$a,$a
+	ok 1 udp4.rate
+	# Totals: pass:1 fail:0 xfail:0 xpass:0 skip:0 error:0
+	LOG
+done
+out3=$("$ZC_TOP/tools/zc-power" -k 2 --splits 20 --threshold 1 "$tmp/tight" 2>&1)
+expect "power.tight_sees_2pct" grep -q '1 of 1 judged metric(s) can see a 2% slowdown' <<<"$out3"
+expect "power.tight_range" grep -qE 'throughput .* range +0\.20% sees +1\.20%' <<<"$out3"
+expect "power.drift_is_noise" grep -q '0 of 1 judged metric(s) can see a 2% slowdown' <<<"$out"
 [ "$rc" = 0 ] || printf '# %s\n' "$out" | head -20
 t_done
