@@ -437,6 +437,14 @@ static void test_sm_slip(void)
 	      strstr(msg, "1448 B of 1548 (+1448), 1448 B of 100 (-1448), 5000 B of 2996 (+0)"),
 	      "sm_slip.reorder_is_not_a_loss", msg);
 
+	/* A page reused too early: later bytes stand in for 4096 of them. */
+	len = slip_stream(&p, buf, (const uint64_t[][2]){ { 0, 8192 },
+		{ 8192 + 65536, 4096 }, { 8192 + 4096, 9000 } }, 3);
+	slip_of(&p, buf, len, &s, msg, sizeof(msg));
+	check(s.nseg == 2 && s.seg[0].len == 4096 && strstr(msg, "overwritten in place: bytes from later") &&
+	      strstr(msg, "4096 B of 73728 (+65536), 9000 B of 12288 (+0)"),
+	      "sm_slip.overwrite_in_place_is_not_a_reorder", msg);
+
 	len = slip_stream(&p, buf, (const uint64_t[][2]){ { 0, 5000 },
 		{ 3000, 5000 } }, 2);
 	slip_of(&p, buf, len, &s, msg, sizeof(msg));
@@ -487,6 +495,16 @@ static void test_sm_slip(void)
 			close(sv[1]);
 		}
 	}
+	zc_sm_pattern_free(&p);
+
+	/* A write of 1 MiB is longer than the period: the ring still repeats. */
+	if (zc_sm_pattern_init(&p, 1 << 20, -1, &why)) {
+		check(0, "sm_pattern.ring_repeats_past_a_long_chunk", why.msg);
+		return;
+	}
+	for (d = 0; d < p.chunk && p.ring[ZC_SM_PERIOD + d] == p.ring[d]; d++)
+		;
+	check(d == p.chunk, "sm_pattern.ring_repeats_past_a_long_chunk", NULL);
 	zc_sm_pattern_free(&p);
 }
 

@@ -16,6 +16,8 @@
 int zc_sm_pattern_init(struct zc_sm_pattern *p, size_t chunk, int cpu_tx,
 		       struct zc_why *why)
 {
+	size_t i;
+
 	p->chunk = chunk;
 	p->cpu_tx = cpu_tx;
 	p->ring = malloc(ZC_SM_PERIOD + chunk);
@@ -23,9 +25,15 @@ int zc_sm_pattern_init(struct zc_sm_pattern *p, size_t chunk, int cpu_tx,
 	p->devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	if (!p->ring || !p->rxbuf || p->devnull < 0)
 		return zc_why_set(why, "out of memory or no /dev/null");
-	/* The ring repeats its head past the period so any chunk is contiguous. */
+	/*
+	 * The ring repeats its head past the period so any chunk is
+	 * contiguous. Byte by byte: a chunk (--size up to 1 MiB) may be
+	 * longer than the period, and memcpy of overlapping areas is
+	 * undefined.
+	 */
 	zc_pattern_fill(p->ring, ZC_SM_PERIOD, SEED, 0);
-	memcpy(p->ring + ZC_SM_PERIOD, p->ring, chunk);
+	for (i = 0; i < chunk; i++)
+		p->ring[ZC_SM_PERIOD + i] = p->ring[i];
 	return 0;
 }
 

@@ -103,6 +103,11 @@ void zc_sm_describe_slip(const unsigned char *ring, size_t period,
 		s->kind = s->nseg > 1 && s->seg[1].src == (int64_t)s->seg[1].at ?
 			"corrupted in place: bytes that are not the pattern, then the stream goes on where it was" :
 			"not the pattern: foreign or corrupted bytes";
+	} else if (s->nseg > 1 && s->seg[1].src == (int64_t)s->seg[1].at) {
+		/* Nothing lost or repeated: other bytes stand in for these. */
+		s->kind = d > 0 ?
+			"overwritten in place: bytes from later in the stream (a buffer reused too early?), then the stream goes on where it was" :
+			"overwritten in place: bytes from earlier in the stream, then the stream goes on where it was";
 	} else if (d > 0) {
 		s->kind = "missing: the stream jumped ahead";
 		for (i = 1; i < s->nseg; i++)
