@@ -28,7 +28,7 @@
 #include "net/netns.h"
 #include "core/probe.h"
 #include "sockmap/psock_race.h"
-#include "core/runner.h"
+#include "core/matrix.h"
 #include "sockmap/sockmap.h"
 #include "sockmap/sockmap_stream.h"
 #include "core/util.h"
@@ -39,16 +39,29 @@
 /* Cases that count queued bytes need them all queued, not in the backlog. */
 #define QUEUE_RCVBUF	(8L << 20)
 
-/* A row's data: what the case runs on and, for a rate, what it reports. */
+struct ctx;
+
+enum check {
+	C_READ_INGRESS, C_SPLICE_SUPPORT, C_SPLICE_INGRESS, C_SPLICE_PLAIN_TCP,
+	C_FIONREAD_POLL, C_EOF, C_EOF_SPLICE, C_VERDICT_PASS, C_VERDICT_EGRESS,
+	C_PSOCK_TEARDOWN_WARN, C_RATE,
+};
+/* A rate's arm: read, splice, or read at the kernel's default SO_RCVBUF. */
+enum arm { A_READ, A_SPLICE, A_DEFAULT_RCVBUF };
+
+/* A row: what the case runs on and, for a rate, what it reports. */
 struct row {
+	ZC_ROW_HOOKS(struct row, struct ctx);
+	enum check check;
 	enum zc_sm_mode mode;
+	enum arm arm;		/* rates */
 	enum zc_sm_call call;
 	uint64_t bytes;		/* pattern bytes; 0: --bytes */
 	bool whole_queue;	/* consumer rcvbuf at least QUEUE_RCVBUF */
-	const char *rate;	/* a rate's metric prefix */
 	bool default_rcvbuf;	/* the rate at the kernel's default SO_RCVBUF */
+	char rate[64];		/* a rate's metric prefix */
 	const struct row *ref;	/* the read arm measured interleaved with it */
-	const char *ratio;	/* the metric of this rate over ref's */
+	char ratio[64];		/* the metric of this rate over ref's */
 };
 
 struct ctx {
@@ -62,61 +75,124 @@ struct ctx {
 	struct zc_why bpf_skip;	/* "" when BPF loads: sockmap modes can run */
 };
 
-/* The table's bodies and preconditions, defined below it. */
-typedef void case_body(const struct zc_case *c, void *arg);
-typedef enum zc_pre case_pre(const struct zc_case *c, void *arg,
-			     struct zc_why *why);
+ZC_MATRIX_TYPE(row, struct row, struct ctx)
+
+/* The bodies and preconditions, defined below the cases. */
+typedef void case_body(const struct zc_case *c, const struct row *r,
+		       struct ctx *cx);
+typedef enum zc_pre case_pre(const struct zc_case *c, const struct row *r,
+			     struct ctx *cx, struct zc_why *why);
 static case_body case_transfer, case_splice_support, case_fionread_poll,
 	case_eof, case_verdict_pass, case_psock_teardown, case_rate;
 static case_pre pre_bpf, pre_splice, pre_splice_support, pre_eof_splice,
 	pre_fionread;
 
-static const struct row plain_read = {
-	.mode = ZC_SM_PLAIN, .rate = NAME ".plain.read" };
-static const struct row ingress_read = {
-	.mode = ZC_SM_INGRESS, .rate = NAME ".ingress.read" };
+/* ---- the cases: rows from their axes, names from the rows ---- */
+
+static const char *const check_names[] = {
+	[C_READ_INGRESS] = "read_ingress", [C_SPLICE_SUPPORT] = "splice_support",
+	[C_SPLICE_INGRESS] = "splice_ingress", [C_SPLICE_PLAIN_TCP] = "splice_plain_tcp",
+	[C_FIONREAD_POLL] = "fionread_poll", [C_EOF] = "eof",
+	[C_EOF_SPLICE] = "eof_splice", [C_VERDICT_PASS] = "verdict_pass",
+	[C_VERDICT_EGRESS] = "verdict_egress",
+	[C_PSOCK_TEARDOWN_WARN] = "psock_teardown_warn", [C_RATE] = "rate",
+};
+static const char *const mode_names[] = {
+	[ZC_SM_PLAIN] = "plain", [ZC_SM_INGRESS] = "ingress",
+};
+static const char *const arm_names[] = {
+	[A_READ] = "read", [A_SPLICE] = "splice", [A_DEFAULT_RCVBUF] = "default_rcvbuf",
+};
 
 /*
- * Sockmap rows skip without BPF (pre_bpf); those that splice from the
- * ingress queue skip on a kernel without splice_read for it (pre_splice).
+ * Each check's row. Sockmap rows skip without BPF (pre_bpf); those that
+ * splice from the ingress queue skip on a kernel without splice_read for
+ * it (pre_splice).
  */
-static const struct zc_case cases[] = {
-	{ .name = "read_ingress", .fn = case_transfer, .pre = pre_bpf,
-	  .arg = &(const struct row){ .mode = ZC_SM_INGRESS } },
-	{ .name = "splice_support", .fn = case_splice_support,
-	  .pre = pre_splice_support,
-	  .arg = &(const struct row){ .mode = ZC_SM_INGRESS, .call = ZC_SM_SPLICE } },
-	{ .name = "splice_ingress", .fn = case_transfer, .pre = pre_splice,
-	  .arg = &(const struct row){ .mode = ZC_SM_INGRESS, .call = ZC_SM_SPLICE } },
-	{ .name = "splice_plain_tcp", .fn = case_transfer,
-	  .arg = &(const struct row){ .mode = ZC_SM_PLAIN, .call = ZC_SM_SPLICE } },
-	{ .name = "fionread_poll", .fn = case_fionread_poll, .pre = pre_fionread,
-	  .arg = &(const struct row){ .mode = ZC_SM_INGRESS, .whole_queue = true } },
-	{ .name = "eof", .fn = case_eof, .pre = pre_bpf,
-	  .arg = &(const struct row){ .mode = ZC_SM_INGRESS, .bytes = EOF_BYTES,
-				      .whole_queue = true } },
-	{ .name = "eof_splice", .fn = case_eof, .pre = pre_eof_splice,
-	  .arg = &(const struct row){ .mode = ZC_SM_INGRESS, .call = ZC_SM_SPLICE,
-				      .bytes = EOF_BYTES, .whole_queue = true } },
-	{ .name = "verdict_pass", .fn = case_verdict_pass, .pre = pre_bpf,
-	  .arg = &(const struct row){ .mode = ZC_SM_PASS, .bytes = VARIANT_BYTES } },
-	{ .name = "verdict_egress", .fn = case_transfer, .pre = pre_bpf,
-	  .arg = &(const struct row){ .mode = ZC_SM_EGRESS, .bytes = VARIANT_BYTES } },
-	{ .name = "psock_teardown_warn", .fn = case_psock_teardown, .pre = pre_bpf },
-	{ .name = "rate_plain_read", .fn = case_rate, .arg = &plain_read },
-	{ .name = "rate_plain_splice", .fn = case_rate,
-	  .arg = &(const struct row){ .mode = ZC_SM_PLAIN, .call = ZC_SM_SPLICE,
-				      .rate = NAME ".plain.splice", .ref = &plain_read,
-				      .ratio = NAME ".plain.splice_read_ratio" } },
-	{ .name = "rate_ingress_read", .fn = case_rate, .pre = pre_bpf,
-	  .arg = &ingress_read },
-	{ .name = "rate_ingress_splice", .fn = case_rate, .pre = pre_splice,
-	  .arg = &(const struct row){ .mode = ZC_SM_INGRESS, .call = ZC_SM_SPLICE,
-				      .rate = NAME ".ingress.splice", .ref = &ingress_read,
-				      .ratio = NAME ".ingress.splice_read_ratio" } },
-	{ .name = "rate_ingress_default_rcvbuf", .fn = case_rate, .pre = pre_bpf,
-	  .arg = &(const struct row){ .mode = ZC_SM_INGRESS, .default_rcvbuf = true,
-				      .rate = NAME ".ingress.read_default_rcvbuf" } },
+static const struct row checks[] = {
+	[C_READ_INGRESS] = { .zc = { case_transfer, pre_bpf }, .mode = ZC_SM_INGRESS },
+	[C_SPLICE_SUPPORT] = { .zc = { case_splice_support, pre_splice_support },
+			       .mode = ZC_SM_INGRESS, .call = ZC_SM_SPLICE },
+	[C_SPLICE_INGRESS] = { .zc = { case_transfer, pre_splice },
+			       .mode = ZC_SM_INGRESS, .call = ZC_SM_SPLICE },
+	[C_SPLICE_PLAIN_TCP] = { .zc = { case_transfer },
+				 .mode = ZC_SM_PLAIN, .call = ZC_SM_SPLICE },
+	[C_FIONREAD_POLL] = { .zc = { case_fionread_poll, pre_fionread },
+			      .mode = ZC_SM_INGRESS, .whole_queue = true },
+	[C_EOF] = { .zc = { case_eof, pre_bpf }, .mode = ZC_SM_INGRESS,
+		    .bytes = EOF_BYTES, .whole_queue = true },
+	[C_EOF_SPLICE] = { .zc = { case_eof, pre_eof_splice }, .mode = ZC_SM_INGRESS,
+			   .call = ZC_SM_SPLICE, .bytes = EOF_BYTES, .whole_queue = true },
+	[C_VERDICT_PASS] = { .zc = { case_verdict_pass, pre_bpf },
+			     .mode = ZC_SM_PASS, .bytes = VARIANT_BYTES },
+	[C_VERDICT_EGRESS] = { .zc = { case_transfer, pre_bpf },
+			       .mode = ZC_SM_EGRESS, .bytes = VARIANT_BYTES },
+	[C_PSOCK_TEARDOWN_WARN] = { .zc = { case_psock_teardown, pre_bpf } },
+};
+
+static void check_fill(struct row *r)
+{
+	enum check k = r->check;
+
+	*r = checks[k];
+	r->check = k;
+}
+
+static const struct row_matrix functional = {
+	.base = &(const struct row){ .zc = { case_transfer } },
+	.axes = {
+		ZC_AXIS(struct row, check, check_names, C_READ_INGRESS,
+			C_SPLICE_SUPPORT, C_SPLICE_INGRESS, C_SPLICE_PLAIN_TCP,
+			C_FIONREAD_POLL, C_EOF, C_EOF_SPLICE, C_VERDICT_PASS,
+			C_VERDICT_EGRESS, C_PSOCK_TEARDOWN_WARN),
+	},
+	.fill = check_fill,
+};
+
+/* The read arm each splice rate is measured interleaved with. */
+static struct row read_arm[ZC_SM_PASS + 1];
+
+/* A rate's call, receive buffer, metric names and gate, from its axes. */
+static void rate_fill(struct row *r)
+{
+	static const char *const metric[] = {
+		[A_READ] = "read", [A_SPLICE] = "splice",
+		[A_DEFAULT_RCVBUF] = "read_default_rcvbuf",
+	};
+	const char *mode = zc_sm_mode_name(r->mode);
+
+	r->call = r->arm == A_SPLICE ? ZC_SM_SPLICE : ZC_SM_READ;
+	r->default_rcvbuf = r->arm == A_DEFAULT_RCVBUF;
+	r->zc.pre = r->mode == ZC_SM_PLAIN ? NULL :
+		    r->arm == A_SPLICE ? pre_splice : pre_bpf;
+	snprintf(r->rate, sizeof(r->rate), NAME ".%s.%s", mode, metric[r->arm]);
+	if (r->arm == A_SPLICE) {
+		read_arm[r->mode] = *r;
+		read_arm[r->mode].arm = A_READ;
+		rate_fill(&read_arm[r->mode]);
+		r->ref = &read_arm[r->mode];
+		snprintf(r->ratio, sizeof(r->ratio), NAME ".%s.splice_read_ratio", mode);
+	}
+}
+
+static const char *rate_rule(const struct row *r)
+{
+	if (r->mode == ZC_SM_PLAIN && r->arm == A_DEFAULT_RCVBUF)
+		return "the default SO_RCVBUF is rated on the sockmap ingress queue only";
+	return NULL;
+}
+
+/* Every arm on plain TCP and on the ingress queue; named rate_MODE_ARM. */
+static const struct row_matrix rates = {
+	.base = &(const struct row){ .zc = { case_rate } },
+	.axes = {
+		ZC_AXIS(struct row, check, check_names, C_RATE),
+		ZC_AXIS_GLUED(struct row, mode, mode_names, ZC_SM_PLAIN, ZC_SM_INGRESS),
+		ZC_AXIS_GLUED(struct row, arm, arm_names, A_READ, A_SPLICE,
+			      A_DEFAULT_RCVBUF),
+	},
+	.rule = rate_rule,
+	.fill = rate_fill,
 };
 
 static enum zc_sm_probe_state splice_probe(struct ctx *cx);
@@ -124,10 +200,9 @@ static void eof_splice_note(struct ctx *cx, const char *name);
 
 /* Preconditions */
 
-static enum zc_pre pre_bpf(const struct zc_case *c, void *arg,
-			   struct zc_why *why)
+static enum zc_pre pre_bpf(const struct zc_case *c, const struct row *row,
+			struct ctx *cx, struct zc_why *why)
 {
-	struct ctx *cx = arg;
 
 	if (!cx->bpf_skip.msg[0])
 		return ZC_RUN;
@@ -137,12 +212,11 @@ static enum zc_pre pre_bpf(const struct zc_case *c, void *arg,
 }
 
 /* A failed probe is no reason to skip: the case runs and fails on it. */
-static enum zc_pre pre_splice(const struct zc_case *c, void *arg,
-			      struct zc_why *why)
+static enum zc_pre pre_splice(const struct zc_case *c, const struct row *row,
+			struct ctx *cx, struct zc_why *why)
 {
-	struct ctx *cx = arg;
 
-	if (pre_bpf(c, arg, why) == ZC_SKIP)
+	if (pre_bpf(c, row, cx, why) == ZC_SKIP)
 		return ZC_SKIP;
 	if (splice_probe(cx) != ZC_SM_PROBE_UNSUPPORTED)
 		return ZC_RUN;
@@ -151,11 +225,10 @@ static enum zc_pre pre_splice(const struct zc_case *c, void *arg,
 }
 
 /* The probe is the case: where it skips, say what BTF and read(2) saw. */
-static enum zc_pre pre_splice_support(const struct zc_case *c, void *arg,
-				      struct zc_why *why)
+static enum zc_pre pre_splice_support(const struct zc_case *c, const struct row *row,
+			struct ctx *cx, struct zc_why *why)
 {
-	enum zc_pre pre = pre_splice(c, arg, why);
-	struct ctx *cx = arg;
+	enum zc_pre pre = pre_splice(c, row, cx, why);
 
 	if (pre == ZC_SKIP && cx->probe == ZC_SM_PROBE_UNSUPPORTED) {
 		zc_sm_splice_hint();
@@ -166,11 +239,10 @@ static enum zc_pre pre_splice_support(const struct zc_case *c, void *arg,
 }
 
 /* Where it skips, say what splice does at end of file there. */
-static enum zc_pre pre_eof_splice(const struct zc_case *c, void *arg,
-				  struct zc_why *why)
+static enum zc_pre pre_eof_splice(const struct zc_case *c, const struct row *row,
+			struct ctx *cx, struct zc_why *why)
 {
-	enum zc_pre pre = pre_splice(c, arg, why);
-	struct ctx *cx = arg;
+	enum zc_pre pre = pre_splice(c, row, cx, why);
 
 	if (pre == ZC_SKIP && cx->probe == ZC_SM_PROBE_UNSUPPORTED)
 		eof_splice_note(cx, c->name);
@@ -181,10 +253,10 @@ static enum zc_pre pre_eof_splice(const struct zc_case *c, void *arg,
  * Kernels without tcp_bpf_ioctl ("bpf, sockmap: Fix FIONREAD for sockmap")
  * count only sk_receive_queue in FIONREAD, never the psock queue.
  */
-static enum zc_pre pre_fionread(const struct zc_case *c, void *arg,
-				struct zc_why *why)
+static enum zc_pre pre_fionread(const struct zc_case *c, const struct row *row,
+			struct ctx *cx, struct zc_why *why)
 {
-	if (pre_bpf(c, arg, why) == ZC_SKIP)
+	if (pre_bpf(c, row, cx, why) == ZC_SKIP)
 		return ZC_SKIP;
 	if (zc_btf_has_type("tcp_bpf_ioctl"))
 		return ZC_RUN;
@@ -250,15 +322,17 @@ static int transfer_body(struct ctx *cx, struct zc_sm_topo *t,
 	return ret;
 }
 
-static void case_transfer(const struct zc_case *c, void *arg)
+static void case_transfer(const struct zc_case *c, const struct row *row,
+			struct ctx *cx)
 {
-	topo_case(c, arg, transfer_body);
+	topo_case(c, cx, transfer_body);
 }
 
-static void case_splice_support(const struct zc_case *c, void *arg)
+static void case_splice_support(const struct zc_case *c, const struct row *row,
+			struct ctx *cx)
 {
 	zc_sm_splice_hint();
-	if (splice_broken(c, arg))
+	if (splice_broken(c, cx))
 		return;
 	ktap_print_msg("splice took %d redirected bytes, verified",
 		       ZC_SM_PROBE_BYTES);
@@ -269,9 +343,9 @@ static void case_splice_support(const struct zc_case *c, void *arg)
  * SK_PASS queues through the psock too: say whether splice works there,
  * for the record; the case itself checks read.
  */
-static void case_verdict_pass(const struct zc_case *c, void *arg)
+static void case_verdict_pass(const struct zc_case *c, const struct row *row,
+			struct ctx *cx)
 {
-	struct ctx *cx = arg;
 	struct zc_sm_probe po;
 	struct zc_why why;
 	struct zc_sm_topo t;
@@ -349,9 +423,10 @@ static int fionread_body(struct ctx *cx, struct zc_sm_topo *t,
 	return ret;
 }
 
-static void case_fionread_poll(const struct zc_case *c, void *arg)
+static void case_fionread_poll(const struct zc_case *c, const struct row *row,
+			struct ctx *cx)
 {
-	topo_case(c, arg, fionread_body);
+	topo_case(c, cx, fionread_body);
 }
 
 /*
@@ -412,9 +487,10 @@ static int eof_body(struct ctx *cx, struct zc_sm_topo *t, const struct row *r,
 	return 0;
 }
 
-static void case_eof(const struct zc_case *c, void *arg)
+static void case_eof(const struct zc_case *c, const struct row *row,
+			struct ctx *cx)
 {
-	topo_case(c, arg, eof_body);
+	topo_case(c, cx, eof_body);
 }
 
 /* What splice says at end of file on a kernel without ingress splice. */
@@ -567,9 +643,9 @@ static int teardown_rounds(struct zc_psock_race *r, struct zc_why *why,
 	return 0;
 }
 
-static void case_psock_teardown(const struct zc_case *c, void *arg)
+static void case_psock_teardown(const struct zc_case *c, const struct row *row,
+			struct ctx *cx)
 {
-	struct ctx *cx = arg;
 	struct zc_why why = { "" };
 	struct zc_psock_race r;
 	int ret, rounds = 0;
@@ -665,11 +741,11 @@ static int measure(struct ctx *cx, const struct row *s, struct zc_rate *out,
 	return ret ? -1 : 0;
 }
 
-static void case_rate(const struct zc_case *c, void *arg)
+static void case_rate(const struct zc_case *c, const struct row *row,
+			struct ctx *cx)
 {
-	const struct row *s = c->arg;
+	const struct row *s = row;
 	struct zc_why why = { "" };
-	struct ctx *cx = arg;
 	struct zc_stats ratio;
 	struct zc_rate rate;
 
@@ -774,8 +850,8 @@ static int prereqs(void *arg, struct zc_why *why)
 
 static int setup(void *arg, struct zc_why *why)
 {
-	struct zc_why bpf = { "" };
 	struct ctx *cx = arg;
+	struct zc_why bpf = { "" };
 	int ret;
 
 	/* Without BPF the plain TCP cases still run; pre_bpf skips the rest. */
@@ -800,10 +876,8 @@ static void teardown(void *arg)
 	zc_sm_pattern_free(&cx->pat);
 }
 
-static const struct zc_test test = {
+static struct zc_test test = {
 	.desc = &desc,
-	.cases = cases,
-	.ncases = ZC_ARRAY_SIZE(cases),
 	.probe = prereqs,
 	.setup = setup,
 	.teardown = teardown,
@@ -817,5 +891,8 @@ int main(int argc, char **argv)
 		.pat.devnull = -1,
 	};
 
-	return zc_main(&test, argc, argv, &ctx.o, &ctx);
+	const struct zc_matrix ms[] = { row_matrix(&functional), row_matrix(&rates) };
+
+	return zc_matrix_main(&test, ms, ZC_ARRAY_SIZE(ms), argc, argv,
+			      &ctx.o, &ctx);
 }

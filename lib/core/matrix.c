@@ -62,7 +62,7 @@ static int grow(struct zc_matrix_cases *out, struct zc_why *why)
 	return 0;
 }
 
-static int add_row(const struct zc_matrix *m, const void *row,
+static int add_row(const struct zc_matrix *m, void *row,
 		   struct zc_matrix_cases *out, struct zc_why *why)
 {
 	const struct zc_matrix_hooks *h = row;
@@ -70,6 +70,7 @@ static int add_row(const struct zc_matrix *m, const void *row,
 	void *r;
 	size_t i;
 
+	m->fill(m->typed, row);
 	if (m->rule(m->typed, row))
 		return 0;
 	if (zc_matrix_name(m->axes, row, name, sizeof(name), why))

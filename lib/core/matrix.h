@@ -97,14 +97,17 @@ struct zc_matrix {
 	size_t size;
 	const struct zc_matrix_axis *axes;	/* up to the first without names */
 	const char *(*rule)(const void *m, const void *row);
+	void (*fill)(const void *m, void *row);
 	const void *typed;			/* the test's struct tag_matrix */
 	zc_case_fn fn;
 	zc_pre_fn pre;
 };
 
 /*
- * struct tag_matrix { base; axes[]; rule }, and tag_matrix(m): its
- * struct zc_matrix. rule returns why a row does not exist, or NULL.
+ * struct tag_matrix { base; axes[]; rule; fill }, and tag_matrix(m): its
+ * struct zc_matrix. fill (optional) completes a row from its axis
+ * fields (a table the axis value indexes); rule then returns why the
+ * row does not exist, or NULL.
  */
 #define ZC_MATRIX_TYPE(tag, row_t, ctx_t)					\
 _Static_assert(offsetof(row_t, zc) == 0, "ZC_ROW_HOOKS first in " #row_t);	\
@@ -112,6 +115,7 @@ struct tag##_matrix {								\
 	const row_t *base;							\
 	struct zc_matrix_axis axes[ZC_MATRIX_AXES];				\
 	const char *(*rule)(const row_t *r);					\
+	void (*fill)(row_t *r);							\
 };										\
 static void tag##_fn(const struct zc_case *c, void *ctx)			\
 {										\
@@ -129,11 +133,18 @@ static const char *tag##_rule(const void *m, const void *row)			\
 	const struct tag##_matrix *tm = m;					\
 	return tm->rule ? tm->rule(row) : NULL;					\
 }										\
+static void tag##_fill(const void *m, void *row)				\
+{										\
+	const struct tag##_matrix *tm = m;					\
+	if (tm->fill)								\
+		tm->fill(row);							\
+}										\
 static inline struct zc_matrix tag##_matrix(const struct tag##_matrix *m)	\
 {										\
 	return (struct zc_matrix){						\
 		.base = m->base, .size = sizeof(row_t), .axes = m->axes,	\
-		.rule = tag##_rule, .typed = m, .fn = tag##_fn, .pre = tag##_pre, \
+		.rule = tag##_rule, .fill = tag##_fill, .typed = m,		\
+		.fn = tag##_fn, .pre = tag##_pre,				\
 	};									\
 }
 
