@@ -50,6 +50,23 @@ die()
 	exit 1
 }
 
+# A bad value given to the runner (COMMON: one line, exit 128, outside
+# git bisect's good/bad/skip, so a bisect stops instead of judging).
+usage_error()
+{
+	echo "$ME: $* (try --help)" >&2
+	exit 128
+}
+
+# The harness cannot do its job (a folder it cannot write, another run
+# in it, a full disk): no verdict on the kernel either way.
+EXIT_HARNESS=125
+harness_error()
+{
+	echo "$ME: $*" >&2
+	exit $EXIT_HARNESS
+}
+
 tests=()
 bin_dir=""
 out_dir=""
@@ -194,17 +211,34 @@ do_check_config()
 	exit $?
 }
 
+# The timeout as the kernel's kselftest/runner.sh takes it: settings'
+# timeout=N, overridden by a non-empty kselftest_override_timeout; 0 is
+# no timeout at all. A value that is not whole seconds is a usage error,
+# found before anything runs (it used to run with no timeout at all).
+check_timeout_override()
+{
+	local v=${kselftest_override_timeout:-}
+
+	[ -z "$v" ] || [[ "$v" =~ ^[0-9]+$ ]] ||
+		usage_error "kselftest_override_timeout wants whole seconds (0: no timeout), got '$v'"
+}
+
 read_timeout()
 {
-	local settings t=45
+	local settings t=""
 
 	settings=$(find_file settings) &&
 		t=$(sed -n 's/^timeout=\([0-9][0-9]*\)$/\1/p' "$settings" | tail -n 1)
 	[ -n "${kselftest_override_timeout:-}" ] && t=$kselftest_override_timeout
-	[[ "$t" =~ ^[0-9]+$ ]] || die "bad timeout '$t'"
-	echo "${t:-45}"
+	timeout_s=${t:-45}
 }
 
+check_timeout_override
+# A baseline that is not there is known before the suite runs: nothing
+# run, nothing left in /tmp.
+if [ -n "$baseline" ] && [ ! -e "$baseline" ]; then
+	usage_error "--baseline $baseline: no such results file or directory"
+fi
 find_bin_dir
 find_collection
 [ "$check_config" = 1 ] && do_check_config
@@ -224,11 +258,89 @@ if [ "$list_only" = 1 ]; then
 	exit 0
 fi
 
+# -o DIR is written by one run, whole. DIR itself is locked (flock on
+# it, released with the last process holding it) so a second run is
+# refused before it starts; the run writes into a fresh sibling
+# .NAME.zc-run.XXXXXX and renames it into place when done, so it never
+# reads what an earlier run left and a run cut short never looks
+# finished. An earlier finished folder (results.json) is replaced; any
+# other non-empty folder is refused. Sets out_final, out_stage.
+out_final="" out_stage="" out_made=0
+lock_out_dir()
+{
+	local dir=$1 fd
+
+	if [ -e "$dir" ] && [ ! -d "$dir" ]; then
+		harness_error "-o $dir: exists and is not a directory"
+	fi
+	if [ ! -d "$dir" ]; then
+		mkdir -p -- "$dir" 2>/dev/null ||
+			harness_error "-o $dir: cannot create it (not writable?)"
+		out_made=1
+	fi
+	{ exec {fd}<"$dir"; } 2>/dev/null || harness_error "-o $dir: cannot open it"
+	if command -v flock >/dev/null && ! flock -n "$fd"; then
+		harness_error "-o $dir: another run is writing it (refusing to mix two runs in one folder)"
+	fi
+}
+
+claim_out_dir()
+{
+	local dir=$1 parent base
+
+	dir=${dir%/}
+	[ -n "$dir" ] || dir=/
+	lock_out_dir "$dir"
+	parent=$(cd "$(dirname -- "$dir")" && pwd) ||
+		harness_error "-o $dir: cannot enter its parent"
+	base=$(basename -- "$dir")
+	out_stage=$(mktemp -d "$parent/.$base.zc-run.XXXXXX" 2>/dev/null) ||
+		harness_error "-o $dir: cannot write in $parent (the run is written beside the folder, then renamed into it)"
+	if [ -n "$(ls -A "$dir" 2>/dev/null)" ] && [ ! -f "$dir/results.json" ]; then
+		rm -rf -- "$out_stage"
+		harness_error "-o $dir: not empty and not a finished results folder (refusing to mix runs: give a new or empty folder)"
+	fi
+	out_final=$parent/$base
+}
+
+# Put the finished stage in place of DIR (renames: no space needed).
+publish_out_dir()
+{
+	local old
+
+	[ -n "$out_final" ] || return 0
+	if [ -n "$(ls -A "$out_final" 2>/dev/null)" ]; then
+		old=$(mktemp -d "$(dirname -- "$out_final")/.$(basename -- "$out_final").zc-old.XXXXXX") &&
+			mv -- "$out_final" "$old/" || return 1
+		mv -- "$out_stage" "$out_final" || return 1
+		rm -rf -- "$old"
+	else
+		rmdir -- "$out_final" 2>/dev/null
+		mv -- "$out_stage" "$out_final" || return 1
+	fi
+}
+
+# The run could not be recorded: drop the stage, leave DIR as it was.
+drop_out_dir()
+{
+	[ -n "$out_stage" ] && rm -rf -- "$out_stage"
+	[ "$out_made" = 1 ] && rmdir -- "$out_final" 2>/dev/null
+	return 0
+}
+
 # Several runs: each into its own numbered directory, then one
 # comparison of the pooled runs.
 if [ "$nruns" -gt 1 ]; then
-	[ -n "$out_dir" ] || out_dir=$(mktemp -d /tmp/zc-results.XXXXXX) ||
-		die "mktemp failed"
+	if [ -n "$out_dir" ]; then
+		# the pool is one run's too: locked, and never mixed with
+		# runs an earlier pool left
+		lock_out_dir "${out_dir%/}"
+		[ -z "$(ls -A "$out_dir" 2>/dev/null)" ] ||
+			harness_error "-o $out_dir: not empty (-n N wants a new or empty folder: its runs would pool with the earlier ones)"
+	else
+		out_dir=$(mktemp -d /tmp/zc-results.XXXXXX) ||
+			harness_error "cannot create a results folder in /tmp"
+	fi
 	args=(-b "$bin_dir")
 	for t in "${tests[@]}"; do
 		args+=(-t "$t")
@@ -236,7 +348,11 @@ if [ "$nruns" -gt 1 ]; then
 	rc=0
 	for i in $(seq 1 "$nruns"); do
 		echo "# run $i of $nruns -> $out_dir/$i"
-		"$0" "${args[@]}" -o "$out_dir/$i" || rc=1
+		"$0" "${args[@]}" -o "$out_dir/$i"
+		r=$?
+		# interrupted (signal) or the harness failed: no pool
+		[ "$r" -ge $EXIT_HARNESS ] && exit "$r"
+		[ "$r" -ne 0 ] && rc=1
 	done
 	if [ -n "$baseline" ]; then
 		"$HERE/tools/zc-compare" "$baseline" "$out_dir"
@@ -245,24 +361,41 @@ if [ "$nruns" -gt 1 ]; then
 	exit $rc
 fi
 
-timeout_s=$(read_timeout)
+read_timeout
+tmp_results=""
 if [ -n "$baseline" ] && [ -z "$out_dir" ]; then
-	out_dir=$(mktemp -d /tmp/zc-results.XXXXXX) || die "mktemp failed"
+	out_dir=$(mktemp -d /tmp/zc-results.XXXXXX) ||
+		harness_error "cannot create a results folder in /tmp"
+	# kept once the comparison has read it, removed on any other end
+	tmp_results=$out_dir
+	trap '[ -n "$tmp_results" ] && rm -rf -- "$tmp_results"' EXIT
+elif [ -n "$out_dir" ]; then
+	claim_out_dir "$out_dir"
+	out_dir=$out_stage
+	# a signal before the run's end leaves no stage behind
+	trap 'drop_out_dir' EXIT
 fi
+tee_pid=""
 if [ -n "$out_dir" ]; then
-	mkdir -p "$out_dir" || die "cannot create '$out_dir'"
-	out_dir=$(cd "$out_dir" && pwd)
 	log_dir=$out_dir
 	# zc-results records the taint flags after the run next to these.
-	cat /proc/sys/kernel/tainted >"$out_dir/taint.before" 2>/dev/null
-	exec > >(tee "$out_dir/run.tap")
+	cat /proc/sys/kernel/tainted >"$out_dir/taint.before" 2>/dev/null ||
+		harness_error "cannot write in $out_dir"
+	exec {tap_out}>&1
+	# tee's own complaint is not the run's one line: its status is
+	# read at the end (finish_results)
+	exec > >(tee "$out_dir/run.tap" 2>/dev/null)
+	tee_pid=$!
 else
-	log_dir=$(mktemp -d /tmp/zc-run.XXXXXX) || die "mktemp failed"
+	log_dir=$(mktemp -d /tmp/zc-run.XXXXXX) ||
+		harness_error "cannot create a log folder in /tmp"
 	trap 'rm -rf "$log_dir"' EXIT
 fi
 
 tpid=""
 interrupted=0
+signame=""
+write_error=""
 # The test leads its own process group (setsid): a timeout or a signal to
 # the runner stops it with everything it started.
 stop_test()
@@ -272,10 +405,25 @@ stop_test()
 on_signal()
 {
 	interrupted=$1
+	signame=$2
 	[ -n "$tpid" ] && stop_test TERM
 }
-trap 'on_signal 130' INT
-trap 'on_signal 143' TERM
+trap 'on_signal 130 SIGINT' INT
+trap 'on_signal 143 SIGTERM' TERM
+# an ssh session that drops: the same, recorded, not left running
+trap 'on_signal 129 SIGHUP' HUP
+
+# Can the logs' folder still take a write? A test's writes to a full
+# disk fail inside the test, unseen (its log is cut, its exit status
+# says nothing): a failing probe right after it names the lost output.
+space_left()
+{
+	{ printf '%4096s' '' >"$log_dir/.zc-space"; } 2>/dev/null
+	local rc=$?
+
+	rm -f "$log_dir/.zc-space"
+	return $rc
+}
 
 # watchdog SECONDS MARK: SIGTERM the test's group after SECONDS, SIGKILL
 # what is left of it 5 s later; MARK records that the timeout struck.
@@ -448,6 +596,49 @@ provenance()
 	echo "# provenance taint_before $(read_taint)"
 }
 
+# The end of a run with -o: run.tap closed (tee waited for, its status
+# read), zc-results, the stage renamed into place. A write that failed
+# anywhere is the run's error, named in one line, exit 125: nothing is
+# published half-written.
+finish_results()
+{
+	local tool rc
+
+	[ -n "$out_dir" ] || {
+		[ -n "$write_error" ] && harness_error "$write_error (no verdict)"
+		return 0
+	}
+	if [ -n "$tee_pid" ]; then
+		exec >&"$tap_out"
+		wait "$tee_pid"
+		rc=$?
+		[ "$rc" -ne 0 ] && [ -z "$write_error" ] &&
+			write_error="writing $out_dir/run.tap failed (tee exit $rc)"
+	fi
+	tool=$(command -v "$HERE/tools/zc-results" || true)
+	if [ -z "$write_error" ] && [ -n "$tool" ] && ! "$tool" "$out_dir" >/dev/null; then
+		write_error="zc-results could not record $out_dir"
+	fi
+	if [ -n "$write_error" ]; then
+		drop_out_dir
+		tmp_results_drop
+		harness_error "${out_final:-$out_dir}: $write_error: the run is not recorded (no verdict)"
+	fi
+	if [ -n "$out_final" ]; then
+		publish_out_dir ||
+			harness_error "cannot rename $out_stage to $out_final"
+		out_dir=$out_final
+		out_stage=""
+		out_made=0
+	fi
+}
+
+tmp_results_drop()
+{
+	[ -n "$tmp_results" ] && rm -rf -- "$tmp_results"
+	tmp_results=""
+}
+
 pass=0 fail=0 skip=0
 
 # The verdict lines are the kernel's kselftest/runner.sh's, exit=2
@@ -474,10 +665,17 @@ run_one()
 	mark="$log_dir/.$name.timedout"
 	rm -f "$mark"
 	: > "$log"
-	(cd "$bin_dir" && exec setsid "./$name" </dev/null >"$log" 2>&1) &
+	# ZC_PARENT_PID: the binary dies with this shell (PR_SET_PDEATHSIG,
+	# lib/core/util.c) whatever kills it, though setsid keeps it out of
+	# this shell's process group.
+	(cd "$bin_dir" && ZC_PARENT_PID=$$ exec setsid "./$name" </dev/null >"$log" 2>&1) &
 	tpid=$!
-	watchdog "$timeout_s" "$mark" &
-	wpid=$!
+	wpid=""
+	# 0: no timeout, as the kernel's runner
+	if [ "$timeout_s" -gt 0 ]; then
+		watchdog "$timeout_s" "$mark" &
+		wpid=$!
+	fi
 	follow "$log" &
 	lpid=$!
 	# wait prints bash's notice of a test killed by a signal: keep it out
@@ -489,9 +687,17 @@ run_one()
 		wait "$tpid" 2>/dev/null
 		rc=$?
 	done
-	wait "$lpid" "$wpid" 2>/dev/null
+	wait "$lpid" $wpid 2>/dev/null
 	tpid=""
-	if [ -e "$mark" ]; then
+	if ! space_left; then
+		write_error="no space left in $log_dir after $name ran: its output is lost"
+	fi
+	if [ "$interrupted" != 0 ]; then
+		# no verdict: a SKIP to TAP readers, "interrupted" to zc-results
+		rm -f "$mark"
+		echo "ok $num $hdr # SKIP interrupted by $signame"
+		skip=$((skip + 1))
+	elif [ -e "$mark" ]; then
 		rm -f "$mark"
 		echo "#"
 		echo "not ok $num $hdr # TIMEOUT $timeout_s seconds"
@@ -523,7 +729,13 @@ for name in "${tests[@]}"; do
 	num=$((num + 1))
 	run_one "$num" "$name"
 	[ "$interrupted" != 0 ] && break
+	[ -n "$write_error" ] && break
 done
+if [ "$interrupted" != 0 ]; then
+	echo "Bail out! interrupted by $signame after $num of ${#tests[@]} tests: no verdict"
+elif [ -n "$write_error" ]; then
+	echo "Bail out! $write_error"
+fi
 
 echo "# provenance taint_after $(read_taint)"
 echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:$skip error:0"
@@ -531,17 +743,17 @@ echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:$skip error:0"
 [ -n "${ZC_KSFT:-}" ] && printf '# '
 echo "$pass passed, $fail failed, $skip skipped"
 
-if [ -n "$out_dir" ]; then
-	tool=$(command -v "$HERE/tools/zc-results" || true)
-	[ -n "$tool" ] && "$tool" "$out_dir" >/dev/null ||
-		[ -z "$tool" ] || echo "# zc-results failed for $out_dir" >&2
-fi
+finish_results
 [ "$interrupted" != 0 ] && exit "$interrupted"
 
 if [ -n "$baseline" ]; then
 	[ -x "$HERE/tools/zc-compare" ] || { echo "$ME: tools/zc-compare missing" >&2; exit 125; }
 	"$HERE/tools/zc-compare" "$baseline" "$out_dir"
-	exit $?
+	rc=$?
+	# the comparison read it: keep it, and say where
+	[ -n "$tmp_results" ] && echo "# results kept in $tmp_results" >&2
+	tmp_results=""
+	exit $rc
 fi
 # As lib.mk's run_tests: in a kselftest run the TAP carries the verdict.
 [ -n "${ZC_KSFT:-}" ] && exit 0
