@@ -40,6 +40,8 @@
 #include "core/meter.h"
 #include "core/probe.h"
 #include "core/util.h"
+#include "core/matrix.h"
+#include "xsk/xsk_account.h"
 #include "xsk/xsk_run.h"
 
 #define TEST_NAME	"xsk_bind"
@@ -71,106 +73,135 @@ struct xsk_ctx {
 	double copy_mpps[ZC_XSK_XDPDROP][ZC_XSK_AT_N];
 };
 
-struct bind_cell {
-	enum bmode bm;
-	bool wakeup;
-	enum zc_xsk_attach at;
+enum area { A_NETDEV, A_BIND };
+enum check {
+	X_FEATURES, X_BIND, X_COPY_AND_ZEROCOPY, X_UNKNOWN_FLAG,
+	X_QUEUE_OUT_OF_RANGE, X_NO_IFINDEX, X_GONE_IFINDEX,
+	X_SECOND_SOCKET_BUSY, X_REBIND_AFTER_CLOSE, X_DATA,
 };
+enum wake { W_WAKEUP, W_NOWAKEUP };
 
-struct bind_err {
+/* A row: a bind (mode x need_wakeup x attach), a bind error, or a data path. */
+struct row {
+	ZC_ROW_HOOKS(struct row, struct xsk_ctx);
+	enum area area;
+	enum check check;
+	enum zc_xsk_path path;
+	enum bmode bm;
+	enum wake wake;
+	enum zc_xsk_attach at;
+	/* a bind error's */
 	uint16_t flags;
 	int ifindex;		/* 0: the device under test; -1: none */
 	bool bad_queue;
 	int want;
 };
 
-struct data_case {
-	enum zc_xsk_path path;
-	enum bmode bm;
-	enum zc_xsk_attach at;
+ZC_MATRIX_TYPE(row, struct row, struct xsk_ctx)
+
+typedef void case_body(const struct zc_case *c, const struct row *row,
+		       struct xsk_ctx *x);
+typedef enum zc_pre case_pre(const struct zc_case *c, const struct row *row,
+			     struct xsk_ctx *x, struct zc_why *why);
+static case_body case_features, case_bind, case_bind_err, case_busy,
+	case_rebind, case_data;
+static case_pre pre_features, pre_bind, pre_data;
+
+/* ---- the cases: rows from their axes, names from the rows ---- */
+
+static const char *const area_names[] = { [A_NETDEV] = "netdev", [A_BIND] = "bind" };
+static const char *const check_names[] = {
+	[X_FEATURES] = "xdp_features", [X_COPY_AND_ZEROCOPY] = "copy_and_zerocopy",
+	[X_UNKNOWN_FLAG] = "unknown_flag", [X_QUEUE_OUT_OF_RANGE] = "queue_out_of_range",
+	[X_NO_IFINDEX] = "no_ifindex", [X_GONE_IFINDEX] = "gone_ifindex",
+	[X_SECOND_SOCKET_BUSY] = "second_socket_busy",
+	[X_REBIND_AFTER_CLOSE] = "rebind_after_close",
+};
+static const char *const wake_names[] = { [W_WAKEUP] = "wakeup", [W_NOWAKEUP] = "nowakeup" };
+static const char *const at_names[] = { [AT_SKB] = "skb", [AT_NATIVE] = "native" };
+/* A data path's bind mode; XDP_DROP's reference binds no socket. */
+static const char *const data_bm_names[] = {
+	[BM_COPY] = "copy", [BM_ZEROCOPY] = "zerocopy", [BM_NONE] = "",
 };
 
-static void case_features(const struct zc_case *c, void *ctx);
-static void case_bind(const struct zc_case *c, void *ctx);
-static void case_bind_err(const struct zc_case *c, void *ctx);
-static void case_busy(const struct zc_case *c, void *ctx);
-static void case_rebind(const struct zc_case *c, void *ctx);
-static void case_data(const struct zc_case *c, void *ctx);
-static enum zc_pre pre_features(const struct zc_case *c, void *ctx, struct zc_why *why);
-static enum zc_pre pre_bind(const struct zc_case *c, void *ctx, struct zc_why *why);
-static enum zc_pre pre_data(const struct zc_case *c, void *ctx, struct zc_why *why);
+static const struct row_matrix features = {
+	.base = &(const struct row){ .zc = { case_features, pre_features } },
+	.axes = {
+		ZC_AXIS(struct row, area, area_names, A_NETDEV),
+		ZC_AXIS(struct row, check, check_names, X_FEATURES),
+	},
+};
 
-#define CELL(...)	.arg = &(const struct bind_cell){ __VA_ARGS__ }
-#define ERR(...)	.arg = &(const struct bind_err){ __VA_ARGS__ }
-#define DATA(...)	.arg = &(const struct data_case){ __VA_ARGS__ }
+/* The bind matrix: every flag, with and without need_wakeup, per attach mode. */
+static const struct row_matrix binds = {
+	.base = &(const struct row){ .zc = { case_bind, pre_bind }, .check = X_BIND },
+	.axes = {
+		ZC_AXIS_TURN(1, struct row, area, area_names, A_BIND),
+		ZC_AXIS_TURN(3, struct row, bm, bm_name, BM_COPY, BM_ZEROCOPY, BM_NONE),
+		ZC_AXIS_TURN(4, struct row, wake, wake_names, W_WAKEUP, W_NOWAKEUP),
+		ZC_AXIS_TURN(2, struct row, at, at_names, AT_SKB, AT_NATIVE),
+	},
+};
 
-static const struct zc_case cases[] = {
-	{ .name = "netdev.xdp_features", .fn = case_features, .pre = pre_features },
-	/* The bind matrix: every flag, with and without need_wakeup, per attach mode. */
-	{ .name = "bind.copy.wakeup.skb", .fn = case_bind, .pre = pre_bind,
-	  CELL(BM_COPY, true, AT_SKB) },
-	{ .name = "bind.copy.nowakeup.skb", .fn = case_bind, .pre = pre_bind,
-	  CELL(BM_COPY, false, AT_SKB) },
-	{ .name = "bind.zerocopy.wakeup.skb", .fn = case_bind, .pre = pre_bind,
-	  CELL(BM_ZEROCOPY, true, AT_SKB) },
-	{ .name = "bind.zerocopy.nowakeup.skb", .fn = case_bind, .pre = pre_bind,
-	  CELL(BM_ZEROCOPY, false, AT_SKB) },
-	{ .name = "bind.none.wakeup.skb", .fn = case_bind, .pre = pre_bind,
-	  CELL(BM_NONE, true, AT_SKB) },
-	{ .name = "bind.none.nowakeup.skb", .fn = case_bind, .pre = pre_bind,
-	  CELL(BM_NONE, false, AT_SKB) },
-	{ .name = "bind.copy.wakeup.native", .fn = case_bind, .pre = pre_bind,
-	  CELL(BM_COPY, true, AT_NATIVE) },
-	{ .name = "bind.copy.nowakeup.native", .fn = case_bind, .pre = pre_bind,
-	  CELL(BM_COPY, false, AT_NATIVE) },
-	{ .name = "bind.zerocopy.wakeup.native", .fn = case_bind, .pre = pre_bind,
-	  CELL(BM_ZEROCOPY, true, AT_NATIVE) },
-	{ .name = "bind.zerocopy.nowakeup.native", .fn = case_bind, .pre = pre_bind,
-	  CELL(BM_ZEROCOPY, false, AT_NATIVE) },
-	{ .name = "bind.none.wakeup.native", .fn = case_bind, .pre = pre_bind,
-	  CELL(BM_NONE, true, AT_NATIVE) },
-	{ .name = "bind.none.nowakeup.native", .fn = case_bind, .pre = pre_bind,
-	  CELL(BM_NONE, false, AT_NATIVE) },
-	/* Bind errors: no XDP program needed for any of them. */
-	{ .name = "bind.copy_and_zerocopy", .fn = case_bind_err,
-	  ERR(.flags = XDP_COPY | XDP_ZEROCOPY, .want = -EINVAL) },
-	{ .name = "bind.unknown_flag", .fn = case_bind_err,
-	  ERR(.flags = ZC_XDP_UNKNOWN_FLAG, .want = -EINVAL) },
-	{ .name = "bind.queue_out_of_range", .fn = case_bind_err,
-	  ERR(.flags = XDP_COPY, .bad_queue = true, .want = -EINVAL) },
-	{ .name = "bind.no_ifindex", .fn = case_bind_err,
-	  ERR(.flags = XDP_COPY, .ifindex = -1, .want = -ENODEV) },
-	{ .name = "bind.gone_ifindex", .fn = case_bind_err,
-	  ERR(.flags = XDP_COPY, .ifindex = INT_MAX, .want = -ENODEV) },
-	{ .name = "bind.second_socket_busy", .fn = case_busy },
-	{ .name = "bind.rebind_after_close", .fn = case_rebind },
-	/* Data paths with rates, per bound mode, and native XDP_DROP for reference. */
-	{ .name = "rxdrop.copy.skb", .fn = case_data, .pre = pre_data,
-	  DATA(ZC_XSK_RXDROP, BM_COPY, AT_SKB) },
-	{ .name = "rxdrop.copy.native", .fn = case_data, .pre = pre_data,
-	  DATA(ZC_XSK_RXDROP, BM_COPY, AT_NATIVE) },
-	{ .name = "rxdrop.zerocopy.skb", .fn = case_data, .pre = pre_data,
-	  DATA(ZC_XSK_RXDROP, BM_ZEROCOPY, AT_SKB) },
-	{ .name = "rxdrop.zerocopy.native", .fn = case_data, .pre = pre_data,
-	  DATA(ZC_XSK_RXDROP, BM_ZEROCOPY, AT_NATIVE) },
-	{ .name = "txonly.copy.skb", .fn = case_data, .pre = pre_data,
-	  DATA(ZC_XSK_TXONLY, BM_COPY, AT_SKB) },
-	{ .name = "txonly.copy.native", .fn = case_data, .pre = pre_data,
-	  DATA(ZC_XSK_TXONLY, BM_COPY, AT_NATIVE) },
-	{ .name = "txonly.zerocopy.skb", .fn = case_data, .pre = pre_data,
-	  DATA(ZC_XSK_TXONLY, BM_ZEROCOPY, AT_SKB) },
-	{ .name = "txonly.zerocopy.native", .fn = case_data, .pre = pre_data,
-	  DATA(ZC_XSK_TXONLY, BM_ZEROCOPY, AT_NATIVE) },
-	{ .name = "l2fwd.copy.skb", .fn = case_data, .pre = pre_data,
-	  DATA(ZC_XSK_L2FWD, BM_COPY, AT_SKB) },
-	{ .name = "l2fwd.copy.native", .fn = case_data, .pre = pre_data,
-	  DATA(ZC_XSK_L2FWD, BM_COPY, AT_NATIVE) },
-	{ .name = "l2fwd.zerocopy.skb", .fn = case_data, .pre = pre_data,
-	  DATA(ZC_XSK_L2FWD, BM_ZEROCOPY, AT_SKB) },
-	{ .name = "l2fwd.zerocopy.native", .fn = case_data, .pre = pre_data,
-	  DATA(ZC_XSK_L2FWD, BM_ZEROCOPY, AT_NATIVE) },
-	{ .name = "xdpdrop.native", .fn = case_data, .pre = pre_data,
-	  DATA(ZC_XSK_XDPDROP, BM_NONE, AT_NATIVE) },
+/* Bind errors: no XDP program needed for any of them. */
+static const struct row bind_checks[] = {
+	[X_COPY_AND_ZEROCOPY] = { .zc = { case_bind_err },
+				  .flags = XDP_COPY | XDP_ZEROCOPY, .want = -EINVAL },
+	[X_UNKNOWN_FLAG] = { .zc = { case_bind_err },
+			     .flags = ZC_XDP_UNKNOWN_FLAG, .want = -EINVAL },
+	[X_QUEUE_OUT_OF_RANGE] = { .zc = { case_bind_err }, .flags = XDP_COPY,
+				   .bad_queue = true, .want = -EINVAL },
+	[X_NO_IFINDEX] = { .zc = { case_bind_err }, .flags = XDP_COPY,
+			   .ifindex = -1, .want = -ENODEV },
+	[X_GONE_IFINDEX] = { .zc = { case_bind_err }, .flags = XDP_COPY,
+			     .ifindex = INT_MAX, .want = -ENODEV },
+	[X_SECOND_SOCKET_BUSY] = { .zc = { case_busy } },
+	[X_REBIND_AFTER_CLOSE] = { .zc = { case_rebind } },
+};
+
+static void bind_check_fill(struct row *r)
+{
+	struct row k = bind_checks[r->check];
+
+	k.area = r->area;
+	k.check = r->check;
+	*r = k;
+}
+
+static const struct row_matrix bind_errors = {
+	.base = &(const struct row){ .zc = { case_bind_err } },
+	.axes = {
+		ZC_AXIS(struct row, area, area_names, A_BIND),
+		ZC_AXIS(struct row, check, check_names, X_COPY_AND_ZEROCOPY,
+			X_UNKNOWN_FLAG, X_QUEUE_OUT_OF_RANGE, X_NO_IFINDEX,
+			X_GONE_IFINDEX, X_SECOND_SOCKET_BUSY, X_REBIND_AFTER_CLOSE),
+	},
+	.fill = bind_check_fill,
+};
+
+static const char *data_rule(const struct row *r)
+{
+	bool drop = r->path == ZC_XSK_XDPDROP;
+
+	if (drop && r->bm != BM_NONE)
+		return "XDP_DROP is the reference without a socket: no bind mode";
+	if (!drop && r->bm == BM_NONE)
+		return "a data path binds copy or zerocopy; no flag is the bind matrix's";
+	if (drop && r->at != AT_NATIVE)
+		return "the XDP_DROP reference runs in the driver (native) only";
+	return NULL;
+}
+
+/* Data paths with rates, per bound mode, and native XDP_DROP for reference. */
+static const struct row_matrix data = {
+	.base = &(const struct row){ .zc = { case_data, pre_data }, .check = X_DATA },
+	.axes = {
+		ZC_AXIS(struct row, path, path_name, ZC_XSK_RXDROP, ZC_XSK_TXONLY,
+			ZC_XSK_L2FWD, ZC_XSK_XDPDROP),
+		ZC_AXIS(struct row, bm, data_bm_names, BM_COPY, BM_ZEROCOPY, BM_NONE),
+		ZC_AXIS(struct row, at, at_names, AT_SKB, AT_NATIVE),
+	},
+	.rule = data_rule,
 };
 
 /* Preconditions: what only the device and the options know */
@@ -183,9 +214,9 @@ static bool mode_skipped(const struct xsk_ctx *x, enum zc_xsk_attach at, struct 
 	return true;
 }
 
-static enum zc_pre pre_features(const struct zc_case *c, void *ctx, struct zc_why *why)
+static enum zc_pre pre_features(const struct zc_case *c, const struct row *row,
+				struct xsk_ctx *x, struct zc_why *why)
 {
-	const struct xsk_ctx *x = ctx;
 
 	if (x->d.info_err != -ENOENT)
 		return ZC_RUN;
@@ -193,10 +224,10 @@ static enum zc_pre pre_features(const struct zc_case *c, void *ctx, struct zc_wh
 	return ZC_SKIP;
 }
 
-static enum zc_pre pre_bind(const struct zc_case *c, void *ctx, struct zc_why *why)
+static enum zc_pre pre_bind(const struct zc_case *c, const struct row *row,
+				struct xsk_ctx *x, struct zc_why *why)
 {
-	const struct bind_cell *cell = c->arg;
-	const struct xsk_ctx *x = ctx;
+	const struct row *cell = row;
 
 	if (mode_skipped(x, cell->at, why))
 		return ZC_SKIP;
@@ -206,10 +237,10 @@ static enum zc_pre pre_bind(const struct zc_case *c, void *ctx, struct zc_why *w
 	return ZC_SKIP;
 }
 
-static enum zc_pre pre_data(const struct zc_case *c, void *ctx, struct zc_why *why)
+static enum zc_pre pre_data(const struct zc_case *c, const struct row *row,
+				struct xsk_ctx *x, struct zc_why *why)
 {
-	const struct data_case *dc = c->arg;
-	const struct xsk_ctx *x = ctx;
+	const struct row *dc = row;
 
 	if (mode_skipped(x, dc->at, why))
 		return ZC_SKIP;
@@ -229,7 +260,8 @@ static enum zc_pre pre_data(const struct zc_case *c, void *ctx, struct zc_why *w
 
 /* Case: what the device advertises */
 
-static void case_features(const struct zc_case *c, void *ctx)
+static void case_features(const struct zc_case *c, const struct row *row,
+			struct xsk_ctx *ctx)
 {
 	const struct zc_xsk_dut *d = &((struct xsk_ctx *)ctx)->d;
 	char feat[160];
@@ -292,7 +324,7 @@ static int check_refusal(struct zc_xsk_run *r, int ret)
  * refused as the probe expects, reason in r->why (a skip); -1: anything
  * else, with r->why.
  */
-static int check_bind(struct zc_xsk_run *r, const struct bind_cell *cell, int ret, int tries)
+static int check_bind(struct zc_xsk_run *r, const struct row *cell, int ret, int tries)
 {
 	const struct zc_xsk_dut *d = r->d;
 	bool want_zc = cell->bm == BM_ZEROCOPY ||
@@ -323,7 +355,7 @@ static int check_bind(struct zc_xsk_run *r, const struct bind_cell *cell, int re
  * (XDP_OPTIONS) beside them: true when they agree with the row's
  * expectation, else false with r->why naming both.
  */
-static bool bind_zcmode(const struct zc_case *c, const struct bind_cell *cell,
+static bool bind_zcmode(const struct zc_case *c, const struct row *cell,
 			struct zc_xsk_run *r)
 {
 	struct zc_xsk_seen seen;
@@ -336,7 +368,7 @@ static bool bind_zcmode(const struct zc_case *c, const struct bind_cell *cell,
 }
 
 /* Bound: on --iface that is all, else a burst each way proves the socket moves frames. */
-static void bind_traffic(const struct zc_case *c, const struct bind_cell *cell,
+static void bind_traffic(const struct zc_case *c, const struct row *cell,
 			 struct xsk_ctx *x, struct zc_xsk_run *r, int tries)
 {
 	if (!x->d.veth) {
@@ -359,12 +391,12 @@ static void bind_traffic(const struct zc_case *c, const struct bind_cell *cell,
 		ktap_fail_unexpected(c->name, "%s", r->why.msg);
 }
 
-static void case_bind(const struct zc_case *c, void *ctx)
+static void case_bind(const struct zc_case *c, const struct row *row,
+			struct xsk_ctx *x)
 {
-	const struct bind_cell *cell = c->arg;
-	struct xsk_ctx *x = ctx;
+	const struct row *cell = row;
 	struct zc_xsk_dut *d = &x->d;
-	uint16_t flags = bm_flags[cell->bm] | (cell->wakeup ? XDP_USE_NEED_WAKEUP : 0);
+	uint16_t flags = bm_flags[cell->bm] | (cell->wake == W_WAKEUP ? XDP_USE_NEED_WAKEUP : 0);
 	struct zc_xsk_run r;
 	int ret, tries = 0;
 
@@ -373,8 +405,10 @@ static void case_bind(const struct zc_case *c, void *ctx)
 	 * buffers posted (virtio_net: 256), and in skb mode the generic path
 	 * needs more to copy into: give it a UMEM beyond the ring.
 	 */
-	if (zc_xsk_run_open(&r, d, cell->at, d->veth, true, d->topo.real_pair ? 1024 : 256,
-			    false)) {
+	if (zc_xsk_run_open(&r, d, &(struct zc_xsk_run_cfg){
+				.at = cell->at, .need_peer = d->veth, .verify = true,
+				.nframes = d->topo.real_pair ? 1024 : 256,
+			    })) {
 		/* A device named by --iface may have no native XDP at all. */
 		if (cell->at == AT_NATIVE && !d->veth && strstr(r.why.msg, "attach"))
 			ktap_skip(c->name, "%s", r.why.msg);
@@ -403,9 +437,10 @@ static void case_bind(const struct zc_case *c, void *ctx)
 
 /* Cases: bind errors */
 
-static void case_bind_err(const struct zc_case *c, void *ctx)
+static void case_bind_err(const struct zc_case *c, const struct row *row,
+			struct xsk_ctx *ctx)
 {
-	const struct bind_err *e = c->arg;
+	const struct row *e = row;
 	const struct zc_xsk_dut *d = &((struct xsk_ctx *)ctx)->d;
 	int ifindex = e->ifindex ? e->ifindex : d->ifindex;
 	uint32_t queue = e->bad_queue ? d->bad_queue : d->queue;
@@ -428,7 +463,8 @@ static void case_bind_err(const struct zc_case *c, void *ctx)
 	zc_xsk_close(&x);
 }
 
-static void case_busy(const struct zc_case *c, void *ctx)
+static void case_busy(const struct zc_case *c, const struct row *row,
+			struct xsk_ctx *ctx)
 {
 	const struct zc_xsk_dut *d = &((struct xsk_ctx *)ctx)->d;
 	struct zc_xsk x1, x2;
@@ -457,7 +493,8 @@ static void case_busy(const struct zc_case *c, void *ctx)
 	zc_xsk_close(&x1);
 }
 
-static void case_rebind(const struct zc_case *c, void *ctx)
+static void case_rebind(const struct zc_case *c, const struct row *row,
+			struct xsk_ctx *ctx)
 {
 	const struct zc_xsk_dut *d = &((struct xsk_ctx *)ctx)->d;
 	struct zc_xsk x;
@@ -502,7 +539,7 @@ static bool path_tx(enum zc_xsk_path p)
 }
 
 static void print_config(const struct xsk_ctx *x, const struct zc_xsk_run *r,
-			 const struct zc_case *c, const struct data_case *dc,
+			 const struct zc_case *c, const struct row *dc,
 			 const struct zc_xsk_seen *seen)
 {
 	const struct zc_opts *o = &x->o;
@@ -529,7 +566,7 @@ static void print_config(const struct xsk_ctx *x, const struct zc_xsk_run *r,
 }
 
 /* Real pair: a zero-copy rate next to the copy rate of the same path. */
-static void report_side_by_side(struct xsk_ctx *x, const struct data_case *dc,
+static void report_side_by_side(struct xsk_ctx *x, const struct row *dc,
 				const struct zc_rate *rate)
 {
 	char name[128];
@@ -554,7 +591,7 @@ static void report_side_by_side(struct xsk_ctx *x, const struct data_case *dc,
 
 /* Rates and the zcmode line; false with r->why when the witness disagrees. */
 static bool report_data(struct xsk_ctx *x, const struct zc_case *c,
-			const struct data_case *dc, struct zc_xsk_run *r,
+			const struct row *dc, struct zc_xsk_run *r,
 			const struct zc_rate *rate, const struct zc_xsk_seen *seen)
 {
 	char prefix[128];
@@ -596,10 +633,10 @@ static void witness_sample(struct zc_xsk_run *r, enum zc_xsk_path path)
 	zc_xsk_wit_pause(true);
 }
 
-static void case_data(const struct zc_case *c, void *ctx)
+static void case_data(const struct zc_case *c, const struct row *row,
+			struct xsk_ctx *x)
 {
-	const struct data_case *dc = c->arg;
-	struct xsk_ctx *x = ctx;
+	const struct row *dc = row;
 	const struct zc_opts *o = &x->o;
 	struct zc_meter_cfg mc = {
 		.duration = o->duration, .warmup = o->warmup, .repeat = o->repeat,
@@ -610,8 +647,10 @@ static void case_data(const struct zc_case *c, void *ctx)
 	struct zc_xsk_run r;
 	int err;
 
-	if (zc_xsk_run_open(&r, &x->d, dc->at, true, o->verify, 1024,
-			    dc->path == ZC_XSK_XDPDROP) ||
+	if (zc_xsk_run_open(&r, &x->d, &(struct zc_xsk_run_cfg){
+				.at = dc->at, .need_peer = true, .verify = o->verify,
+				.nframes = 1024, .drop_only = dc->path == ZC_XSK_XDPDROP,
+			    }) ||
 	    zc_xsk_run_start(&r, dc->path, bm_flags[dc->bm], dc->at == AT_NATIVE, secs)) {
 		ktap_fail(c->name, "%s", r.why.msg);
 		zc_xsk_run_close(&r);
@@ -753,10 +792,8 @@ static void teardown(void *ctx)
 	zc_xsk_dut_close(&((struct xsk_ctx *)ctx)->d);
 }
 
-static const struct zc_test test = {
+static struct zc_test test = {
 	.desc = &desc,
-	.cases = cases,
-	.ncases = ZC_ARRAY_SIZE(cases),
 	.check_opts = check_opts,
 	.probe = probe,
 	.setup = setup,
@@ -767,5 +804,11 @@ int main(int argc, char **argv)
 {
 	struct xsk_ctx ctx = { .modes = (1 << AT_SKB) | (1 << AT_NATIVE) };
 
-	return zc_main(&test, argc, argv, &ctx.o, &ctx);
+	const struct zc_matrix ms[] = {
+		row_matrix(&features), row_matrix(&binds), row_matrix(&bind_errors),
+		row_matrix(&data),
+	};
+
+	return zc_matrix_main(&test, ms, ZC_ARRAY_SIZE(ms), argc, argv,
+			      &ctx.o, &ctx);
 }

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "core/ktap.h"
-#include "xsk/xsk_run.h"
+#include "xsk/xsk_account.h"
 
 #define ULL(v)	((unsigned long long)(v))
 

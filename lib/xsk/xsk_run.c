@@ -275,9 +275,10 @@ static int open_peer(struct zc_xsk_run *r, bool verify)
 }
 
 int zc_xsk_run_open(struct zc_xsk_run *r, struct zc_xsk_dut *d,
-		    enum zc_xsk_attach at, bool need_peer, bool verify,
-		    uint32_t nframes, bool drop_only)
+		    const struct zc_xsk_run_cfg *cfg)
 {
+	enum zc_xsk_attach at = cfg->at;
+	bool verify = cfg->verify, drop_only = cfg->drop_only;
 	int err;
 
 	memset(r, 0, sizeof(*r));
@@ -297,14 +298,14 @@ int zc_xsk_run_open(struct zc_xsk_run *r, struct zc_xsk_dut *d,
 			   zc_xsk_at_name(at), d->ifname, strerror(-err));
 		return err;
 	}
-	if (need_peer) {
+	if (cfg->need_peer) {
 		err = open_peer(r, verify);
 		if (err)
 			return err;
 	}
 	if (drop_only)
 		return 0;
-	err = zc_xsk_open_in(d, &r->x, nframes);
+	err = zc_xsk_open_in(d, &r->x, cfg->nframes);
 	if (err)
 		zc_why_set(&r->why, "AF_XDP socket and UMEM: %s", strerror(-err));
 	return err;

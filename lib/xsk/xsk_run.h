@@ -43,14 +43,21 @@ struct zc_xsk_run {
 /* An AF_XDP socket with its UMEM in d's namespace: 0 or -errno. */
 int zc_xsk_open_in(const struct zc_xsk_dut *d, struct zc_xsk *x, uint32_t nframes);
 
+/* How zc_xsk_run_open() sets a run up. */
+struct zc_xsk_run_cfg {
+	enum zc_xsk_attach at;	/* the redirect's attach mode on d */
+	bool need_peer;		/* the counter on the peer too */
+	bool verify;		/* every frame's bytes checked */
+	uint32_t nframes;	/* UMEM frames */
+	bool drop_only;		/* the counter alone: no redirect, no socket */
+};
+
 /*
- * Programs loaded and attached (the redirect on d in mode at, or with
- * drop_only the counter alone; with need_peer the counter on the peer),
- * socket made. 0, or -errno with r->why; close r either way.
+ * Programs loaded and attached as cfg says, socket made. 0, or -errno
+ * with r->why; close r either way.
  */
 int zc_xsk_run_open(struct zc_xsk_run *r, struct zc_xsk_dut *d,
-		    enum zc_xsk_attach at, bool need_peer, bool verify,
-		    uint32_t nframes, bool drop_only);
+		    const struct zc_xsk_run_cfg *cfg);
 void zc_xsk_run_close(struct zc_xsk_run *r);
 /*
  * After a successful bind: zero-copy state read, socket in the XSKMAP,
@@ -72,7 +79,5 @@ int zc_xsk_run_start(struct zc_xsk_run *r, enum zc_xsk_path path,
 zc_step_fn zc_xsk_run_step(enum zc_xsk_path path);
 /* Generator stopped, everything in flight received or completed. */
 void zc_xsk_run_drain(struct zc_xsk_run *r, enum zc_xsk_path path);
-/* Every frame followed to its end (printed); false with r->why. */
-bool zc_xsk_run_account(struct zc_xsk_run *r, enum zc_xsk_path path);
 
 #endif
