@@ -31,7 +31,14 @@ usage: $ME [options]
                   (zc-compare judges metrics over runs: at least 3 a
                   side; doc/noise.md chose 5 with -r 3 for a bisect)
   --baseline DIR  after the run, compare with a previous -o DIR
-                  (exit 0 no regression, 1 regression, 125 undecided)
+                  (exit 0 no regression, 1 regression, 125 undecided;
+                  DIR is checked before anything runs: 128 when it
+                  cannot be read)
+  --strict        with --baseline: a noisy or short metric is 125
+  --only GLOB     with --baseline: compare only what matches
+                  (repeatable; zc-compare --only)
+  --allow-short   with --baseline: metrics with too few runs do not make
+                  the comparison undecided (zc-compare --allow-short)
   --check-config  print which options of the config fragment the running
                   kernel lacks, and exit
   -h, --help      this text
@@ -41,13 +48,20 @@ ZC_INJECT_SLOW=N burns N bpf_loop iterations per transmitted packet;
 ZC_KSFT=1 runs as part of a kselftest run (automatic when a kselftest
 tree is around this script): the closing count becomes a "# " line and
 failed tests do not fail the exit status, the TAP carries them.
+Exit: 0 all passed, 1 a test failed, 128 usage error; with --baseline
+zc-compare's 0 no regression, 1 regression, 125 cannot decide (a run
+that failed for a reason outside the kernel, too few runs), and 128 for a
+usage error or an unreadable baseline (a bisect stops on it).
 USAGE
 }
 
+# A failure of this script, not a verdict on the kernel: 1 (a failed
+# run), or 125 under --baseline, where 1 would read as "bad".
+die_code=1
 die()
 {
 	echo "$ME: $*" >&2
-	exit 1
+	exit $die_code
 }
 
 # A bad value given to the runner (COMMON: one line, exit 128, outside
@@ -74,36 +88,53 @@ baseline=""
 list_only=0
 check_config=0
 nruns=1
+compare_opts=()
 
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-l|--list) list_only=1 ;;
-	-t|--test) [ $# -ge 2 ] || die "-t needs a test name"
+	-t|--test) [ $# -ge 2 ] || usage_error "-t needs a test name"
 		tests+=("$2"); shift ;;
-	-d) [ $# -ge 2 ] || die "-d needs seconds"
-		[[ "$2" =~ ^[0-9]*\.?[0-9]+$ ]] || die "-d wants seconds, got '$2'"
+	-d) [ $# -ge 2 ] || usage_error "-d needs seconds"
+		[[ "$2" =~ ^[0-9]*\.?[0-9]+$ ]] || usage_error "-d wants seconds, got '$2'"
 		export ZC_DURATION="$2"; shift ;;
-	-r) [ $# -ge 2 ] || die "-r needs a count"
+	-r) [ $# -ge 2 ] || usage_error "-r needs a count"
 		[[ "$2" =~ ^[1-9][0-9]*$ ]] && [ "$2" -le 100 ] ||
-			die "-r wants an integer in [1, 100], got '$2'"
+			usage_error "-r wants an integer in [1, 100], got '$2'"
 		export ZC_REPEAT="$2"; shift ;;
 	-v|--verify) export ZC_VERIFY=1 ;;
-	-o) [ $# -ge 2 ] || die "-o needs a directory"
+	-o) [ $# -ge 2 ] || usage_error "-o needs a directory"
 		out_dir="$2"; shift ;;
-	-n) [ $# -ge 2 ] || die "-n needs a count"
+	-n) [ $# -ge 2 ] || usage_error "-n needs a count"
 		[[ "$2" =~ ^[1-9][0-9]*$ ]] && [ "$2" -le 100 ] ||
-			die "-n wants an integer in [1, 100], got '$2'"
+			usage_error "-n wants an integer in [1, 100], got '$2'"
 		nruns="$2"; shift ;;
-	-b) [ $# -ge 2 ] || die "-b needs a directory"
+	-b) [ $# -ge 2 ] || usage_error "-b needs a directory"
 		bin_dir="$2"; shift ;;
-	--baseline) [ $# -ge 2 ] || die "--baseline needs a results directory"
+	--baseline) [ $# -ge 2 ] || usage_error "--baseline needs a results directory"
 		baseline="$2"; shift ;;
 	--check-config) check_config=1 ;;
 	-h|--help) usage; exit 0 ;;
-	*) usage >&2; die "unknown option '$1'" ;;
+	--strict) compare_opts+=(--strict) ;;
+	--allow-short) compare_opts+=(--allow-short) ;;
+	--only) [ $# -ge 2 ] && [ -n "$2" ] ||
+			usage_error "--only needs a glob"
+		compare_opts+=(--only "$2"); shift ;;
+	*) usage_error "unknown option '$1'" ;;
 	esac
 	shift
 done
+
+[ ${#compare_opts[@]} -eq 0 ] || [ -n "$baseline" ] ||
+	usage_error "${compare_opts[0]} needs --baseline"
+# A baseline that cannot be read would make the whole run for nothing,
+# and a bisect must not call the kernel good or bad for it: checked first.
+if [ -n "$baseline" ]; then
+	die_code=125
+	[ -x "$HERE/tools/zc-compare" ] ||
+		die "tools/zc-compare missing: cannot compare"
+	"$HERE/tools/zc-compare" --check-baseline "$baseline" || exit 128
+fi
 
 find_bin_dir()
 {
@@ -249,7 +280,7 @@ if [ ${#tests[@]} -eq 0 ]; then
 else
 	for t in "${tests[@]}"; do
 		printf '%s\n' "${available[@]}" | grep -qxF -- "$t" ||
-			die "no test named '$t' (see -l)"
+			usage_error "no test named '$t' (see -l)"
 	done
 fi
 
@@ -328,6 +359,20 @@ drop_out_dir()
 	return 0
 }
 
+# compare_baseline DIR: zc-compare's verdict on DIR against --baseline,
+# as this script's exit status; anything but a verdict is 125.
+compare_baseline()
+{
+	local rc
+
+	"$HERE/tools/zc-compare" "${compare_opts[@]}" "$baseline" "$1"
+	rc=$?
+	case "$rc" in
+	0|1|125) return "$rc" ;;
+	*) echo "$ME: zc-compare exited $rc: cannot decide" >&2; return 125 ;;
+	esac
+}
+
 # Several runs: each into its own numbered directory, then one
 # comparison of the pooled runs.
 if [ "$nruns" -gt 1 ]; then
@@ -355,7 +400,7 @@ if [ "$nruns" -gt 1 ]; then
 		[ "$r" -ne 0 ] && rc=1
 	done
 	if [ -n "$baseline" ]; then
-		"$HERE/tools/zc-compare" "$baseline" "$out_dir"
+		compare_baseline "$out_dir"
 		exit $?
 	fi
 	exit $rc
@@ -594,6 +639,9 @@ provenance()
 	echo "# provenance config_source ${cfg#* }"
 	echo "# provenance governor $(cat /sys/devices/system/cpu/cpu0/cpufreq/scaling_governor 2>/dev/null || echo 'none (no cpufreq)')"
 	echo "# provenance taint_before $(read_taint)"
+	# What the figures' clock is: tools/vmtest sets ZC_CLOCK in a guest
+	# ("icount shift=0 qemu=... smp=2": instructions, not time).
+	echo "# provenance clock ${ZC_CLOCK:-wall}"
 }
 
 # The end of a run with -o: run.tap closed (tee waited for, its status
@@ -747,8 +795,7 @@ finish_results
 [ "$interrupted" != 0 ] && exit "$interrupted"
 
 if [ -n "$baseline" ]; then
-	[ -x "$HERE/tools/zc-compare" ] || { echo "$ME: tools/zc-compare missing" >&2; exit 125; }
-	"$HERE/tools/zc-compare" "$baseline" "$out_dir"
+	compare_baseline "$out_dir"
 	rc=$?
 	# the comparison read it: keep it, and say where
 	[ -n "$tmp_results" ] && echo "# results kept in $tmp_results" >&2

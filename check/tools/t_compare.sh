@@ -59,7 +59,7 @@ metric_re()	# METRIC_SUFFIX VERDICT
 
 cd "$FIX" || exit 1
 echo "TAP version 13"
-echo "1..63"
+echo "1..65"
 
 expect "identical logs: no regression" 0 "^result: no regression" \
 	base.log base.log
@@ -91,7 +91,7 @@ expect "overlapping ranges 10% apart: noisy, exit 0" 0 \
 	"$(metric_re udp4.sendzc.notap.throughput noisy)" base.log noisy.log
 expect "noisy with --strict: cannot decide, exit 125" 125 "" \
 	--strict base.log noisy.log
-expect "two samples a side: insufficient, not regressed" 0 \
+expect "two samples a side: insufficient, cannot decide (125)" 125 \
 	"$(metric_re udp4.sendzc.notap.throughput insufficient)" \
 	base.log insufficient.log
 expect "rank test (--test rank) also flags a clear drop" 1 \
@@ -127,8 +127,9 @@ expect "missing input: 125" 125 "" base.log "$TMP/nonexistent"
 expect "empty log: 125" 125 "" "$TMP/empty.log" base.log
 head -c 4096 /bin/sh >"$TMP/garbage"
 expect "binary garbage: 125" 125 "" base.log "$TMP/garbage"
-expect "bad option value: 125" 125 "" --threshold -3 base.log base.log
-expect "one argument only: 125" 125 "" base.log
+expect "bad option value: usage error, 128" 128 "" --threshold -3 base.log base.log
+expect "one argument only: usage error, 128" 128 "" base.log
+expect "unknown option: usage error, 128" 128 "" --bogus base.log base.log
 expect "runner-prefixed log vs raw log of the same run: no regression" 0 \
 	"^result: no regression" base.log run_same.tap
 run "$CMP" --min-runs 1 --json --only tap_copy_fallback run_base.tap base.log
@@ -288,9 +289,13 @@ ok $? "--html page is self-contained, balanced, one inline SVG per metric"
 # By default a metric is judged only with 3 runs a side: one run's
 # repeats do not cover the drift between runs.
 run "$CMP" base.log regressed.log
-[ "$RC" = 0 ] && grep -Eq "$(metric_re udp4.sendzc.notap.throughput insufficient)" "$OUT" &&
-	grep -q "1 run(s) a side, 3 needed" "$OUT"
-ok $? "one run a side: metrics insufficient by default, exit 0"
+[ "$RC" = 125 ] && grep -Eq "$(metric_re udp4.sendzc.notap.throughput insufficient)" "$OUT" &&
+	grep -q "1 run(s) a side, 3 needed" "$OUT" &&
+	grep -q "^result: cannot decide: .* too few runs" "$OUT"
+ok $? "one run a side: metrics insufficient by default, cannot decide (125)"
+run "$CMP" --allow-short base.log regressed.log
+[ "$RC" = 0 ] && grep -q "^result: no regression found" "$OUT"
+ok $? "--allow-short: too few runs leave the statuses to decide, exit 0"
 mkdir -p "$TMP/p/base" "$TMP/p/new"
 for i in 1 2 3; do
 	mkdir -p "$TMP/p/base/$i" "$TMP/p/new/$i"
@@ -399,5 +404,5 @@ grep -q Traceback "$ALLERR"
 [ $? = 1 ]
 ok $? "no Python traceback on any input"
 
-[ "$NUM" = 63 ] || echo "# planned 63, ran $NUM"
-[ "$FAILED" = 0 ] && [ "$NUM" = 63 ]
+[ "$NUM" = 65 ] || echo "# planned 65, ran $NUM"
+[ "$FAILED" = 0 ] && [ "$NUM" = 65 ]

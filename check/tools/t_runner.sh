@@ -117,12 +117,13 @@ expect "runner.timeout_from_settings" \
 out=$("$TOP/run_tests.sh" -b "$fake" -l)
 expect "runner.list" [ "$(echo $out)" = "a_pass b_fail c_skip d_xfail e_crash f_hang g_silent" ]
 
+# Usage errors: 128, outside kselftest's codes and git bisect's.
 "$TOP/run_tests.sh" -b "$fake" -t nosuch >/dev/null 2>&1
-expect "runner.unknown_test_exit1" [ $? -eq 1 ]
+expect "runner.unknown_test_exit128" [ $? -eq 128 ]
 "$TOP/run_tests.sh" -b "$fake" --bogus >/dev/null 2>&1
-expect "runner.unknown_option_exit1" [ $? -eq 1 ]
+expect "runner.unknown_option_exit128" [ $? -eq 128 ]
 "$TOP/run_tests.sh" -b "$fake" -r 0 >/dev/null 2>&1
-expect "runner.bad_repeat_exit1" [ $? -eq 1 ]
+expect "runner.bad_repeat_exit128" [ $? -eq 128 ]
 
 logs=$(mktemp -d /tmp/zc-check-logs.XXXXXX)
 kselftest_override_timeout=5 "$TOP/run_tests.sh" -b "$fake" -t a_pass -t b_fail -o "$logs" >/dev/null 2>&1

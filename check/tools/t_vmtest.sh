@@ -40,21 +40,21 @@ echo "TAP version 13"
 
 "$VMTEST" --bogus >"$OUT" 2>&1
 rc=$?
-check "unknown option: exit 2" eval '[ $rc = 2 ] && has unrecognized'
+check "unknown option: exit 128" eval '[ $rc = 128 ] && has unrecognized'
 
 "$VMTEST" --no-host >"$OUT" 2>&1
 rc=$?
-check "nothing to run: exit 2" eval '[ $rc = 2 ] && has "nothing to run"'
+check "nothing to run: exit 128" eval '[ $rc = 128 ] && has "nothing to run"'
 
 "$VMTEST" --debian 5.10 >"$OUT" 2>&1
 rc=$?
-check "unknown Debian series: exit 2" \
-	eval '[ $rc = 2 ] && has "unknown series .5\.10."'
+check "unknown Debian series: exit 128" \
+	eval '[ $rc = 128 ] && has "unknown series .5\.10."'
 
 "$VMTEST" --report "$TMP" >"$OUT" 2>&1
 rc=$?
-check "--report on a foreign directory: exit 2" \
-	eval '[ $rc = 2 ] && has "not a vmtest -o directory"'
+check "--report on a foreign directory: exit 128" \
+	eval '[ $rc = 128 ] && has "not a vmtest -o directory"'
 
 "$VMTEST" --report "$FIX" >"$OUT" 2>&1
 rc=$?

@@ -169,6 +169,11 @@ static void set_defaults(struct zc_opts *o, const struct zc_test_desc *d)
 		o->repeat = lv;
 	env = getenv("ZC_VERIFY");
 	o->verify = env && !strcmp(env, "1");
+	/* One case pattern for every binary (tools/vmtest --case): a
+	 * bisect step runs only the cases it judges. */
+	env = getenv("ZC_CASE");
+	if (env && *env)
+		o->patterns[o->npatterns++] = env;
 }
 
 static struct option *build_longopts(const struct zc_test_desc *d)
