@@ -242,6 +242,8 @@ install: all
 	@(git -C $(TOP) describe --always --dirty 2>/dev/null || echo unknown) > $(INSTALL_PATH)/VERSION
 
 CHECK_BINS := $(addprefix $(OUTPUT)/check/,unit_lib no_uring hold_tap example_test)
+# The pure-logic modules' unit tests, one binary a module (no root).
+CHECK_BINS += $(patsubst $(TOP)/check/%.c,$(OUTPUT)/check/%,$(wildcard $(TOP)/check/unit/unit_*.c))
 
 # The unit tests read recorded kernel logs from check/fixtures.
 $(CHECK_BINS): ZC_CFLAGS += -DZC_FIXTURES='"$(TOP)/check/fixtures"'
@@ -275,7 +277,7 @@ GENERATED := $(TEST_GEN_PROGS) $(TOOL_PROGS) $(LIB_OBJS) $(LIBZC) $(BPF_OBJS) $(
 	     $(BPF_SKELS:=.tmp) $(FLAGS_STAMP) $(OUTPUT)/kselftest-list.txt \
 	     $(CHECK_BINS)
 GENERATED_DIRS := $(filter-out $(TOP) $(TOP)/lib $(addprefix $(TOP)/lib/,$(LIB_DIRS)) $(TOP)/check, \
-		  $(addprefix $(OUTPUT)/lib/,$(LIB_DIRS)) $(OUTPUT)/lib $(OUTPUT)/check $(OUTPUT))
+		  $(addprefix $(OUTPUT)/lib/,$(LIB_DIRS)) $(OUTPUT)/lib $(OUTPUT)/check/unit $(OUTPUT)/check $(OUTPUT))
 
 clean:
 	rm -f $(GENERATED)

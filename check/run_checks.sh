@@ -75,6 +75,12 @@ fi
 if selected unit_lib; then
 	run_check unit_lib "$BUILD_DIR/check/unit_lib"
 fi
+# The pure-logic modules' unit tests (check/unit/unit_*.c), no root.
+for u in "$CHECK_DIR"/unit/unit_*.c; do
+	u=$(basename "$u" .c)
+	selected "$u" || continue
+	run_check "$u" "$BUILD_DIR/check/unit/$u"
+done
 # By level: unit (no root), tools, build, then live (the suite itself).
 for t in "$CHECK_DIR"/{unit,tools,build,live}/t_*; do
 	[ -x "$t" ] || continue
