@@ -1,0 +1,44 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tap_copy specifics: its case list (names derived from the rows:
+# protocol.api.way), and a short run where the kernel's verdict is what
+# the row expects: no tap, zero-copy; a tap in the sender's namespace,
+# copied (each passes, skips or is an expected failure with its reason,
+# and a PASS has the zcmode line to match). A few seconds.
+
+. "$(dirname "$0")/../lib.sh"
+
+BIN=$BUILD_DIR/tap_copy
+
+[ -x "$BIN" ] || { skip "tap_copy" "not built in $BUILD_DIR"; t_done; }
+
+out=$("$BIN" --list)
+rc=$?
+bad=$(grep -vE '^(taps\.list|rate\.[a-z_]+|(udp4|udp6|tcp4)\.(msgzc|sendzc)\.[a-z_]+)$' <<<"$out")
+expect "tap_copy.list" [ "$rc" = 0 -a "$(wc -l <<<"$out")" = 33 -a -z "$bad" ]
+expect "tap_copy.list_names_unique" [ -z "$(sort <<<"$out" | uniq -d)" ]
+
+[ "$(id -u)" = 0 ] || { skip "tap_copy.run" "needs root"; t_done; }
+
+tap=$(mktemp /tmp/zc-check-tapcopy.XXXXXX)
+trap 'rm -f "$tap"' EXIT
+quick_run tap_copy "$tap" "$BIN" -t udp4.msgzc.notap -t udp4.sendzc.tap_sender_ns \
+	--sends 4 --duration 0.05 --repeat 1
+
+# verdict CASE MODE: a PASS comes with "# zcmode CASE MODE".
+verdict()
+{
+	local line
+
+	line=$(grep -E "^(not )?ok [0-9]+ $1( |\$)" <<<"$run")
+	case "$line" in
+	"ok "*" # SKIP "?* | "ok "*" # XFAIL "?*) ok "tap_copy.$1 # SKIP ${line#* # }" ;;
+	"ok "*" # "*) not_ok "tap_copy.$1" "$line" ;;
+	"ok "*) expect "tap_copy.$1.$2" grep -q "^# zcmode $1 $2 " <<<"$run" ;;
+	*) not_ok "tap_copy.$1" "${line:-not run}" ;;
+	esac
+}
+verdict udp4.msgzc.notap zerocopy
+verdict udp4.sendzc.tap_sender_ns copied
+t_done
