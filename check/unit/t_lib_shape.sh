@@ -20,9 +20,6 @@ DOC=${ZC_SHAPE_DOC:-$TOP/doc/layout.md}
 # why: reported as a SKIP while they last, checked like any other once
 # they are gone (a pending line that no longer matches costs nothing).
 PENDING=(
-	"size lib/send/zcsend: split by responsibility with its call circle"
-	"module lib/send/zcsend_uring.c: split by responsibility with zcsend"
-	"calls_both_ways lib/send/zcsend.c: the zcsend <-> zcsend_uring circle"
 )
 
 out=$(python3 "$(dirname "$0")/lib_shape.py" "$LIB" "$OBJ" "$DOC" "$TOP") ||

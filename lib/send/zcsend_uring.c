@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The io_uring modes of the zero-copy senders (see zcsend.h): one slot
+ * The io_uring modes of the zero-copy senders (see zcsend_uring.h): one slot
  * machine for send, SEND_ZC, SENDMSG_ZC and SEND_ZC with a registered
  * buffer, checking every request CQE and notification the kernel posts.
  */
@@ -11,7 +11,8 @@
 
 #include "core/clock.h"
 #include "core/util.h"
-#include "send/zcsend_int.h"
+#include "send/zcsend_uring.h"
+#include "send/zcslot.h"
 
 static void violation(struct zc_sender *s, const char *fmt, ...)
 {
@@ -53,7 +54,7 @@ static void on_notif(struct zc_sender *s, struct zc_slot *sl, unsigned int i,
 	s->last_notif_res = cqe->res;
 	count_usage(s, cqe->res);
 	if (sl->state == SLOT_WAIT_NOTIF)
-		zc_sender_slot_free(s, i);
+		zc_slot_free(s, i);
 }
 
 static void on_request(struct zc_sender *s, struct zc_slot *sl, unsigned int i,
@@ -76,19 +77,19 @@ static void on_request(struct zc_sender *s, struct zc_slot *sl, unsigned int i,
 		if (!s->st.first_err)
 			s->st.first_err = cqe->res;
 	}
-	if (more && !uring_zc(s))
+	if (more && !zc_slot_uring_zc(s))
 		violation(s, "IORING_CQE_F_MORE on a non-zero-copy send");
 	if (more) {
 		s->st.more++;
 		sl->state = SLOT_WAIT_NOTIF;
 		/* A notification that came first has been counted already. */
 		if (sl->early_notif)
-			zc_sender_slot_free(s, i);
+			zc_slot_free(s, i);
 	} else {
 		if (sl->early_notif)
 			violation(s, "notification for %llu whose CQE lacks F_MORE",
 				  (unsigned long long)sl->seq);
-		zc_sender_slot_free(s, i);
+		zc_slot_free(s, i);
 	}
 }
 
@@ -136,7 +137,7 @@ static void prep_one(struct zc_sender *s, struct io_uring_sqe *sqe,
 		     unsigned int i)
 {
 	struct zc_slot *sl = &s->slots[i];
-	void *buf = zc_sender_buf(s, i);
+	void *buf = zc_slot_buf(s, i);
 	unsigned int zc_flags = s->cfg.report_usage ? IORING_SEND_ZC_REPORT_USAGE : 0;
 	int fd = s->fixed_file ? 0 : s->cfg.fd;
 
@@ -187,7 +188,7 @@ static unsigned int prep_free(struct zc_sender *s, uint64_t max)
 		unsigned int i = s->free_stack[s->nfree - 1];
 		struct zc_slot *sl = &s->slots[i];
 
-		if (s->cfg.fill && s->cfg.fill(s->cfg.ctx, zc_sender_buf(s, i),
+		if (s->cfg.fill && s->cfg.fill(s->cfg.ctx, zc_slot_buf(s, i),
 					       s->cfg.size, s->next_seq)) {
 			s->stopped = true;
 			break;
@@ -259,17 +260,12 @@ int zc_sender_uring_step(struct zc_sender *s, uint64_t *bytes, uint64_t *pkts)
 	return s->st.first_err;
 }
 
-static bool all_free(struct zc_sender *s)
-{
-	return s->nfree == s->cfg.depth;
-}
-
 int zc_sender_uring_wait_idle(struct zc_sender *s, double deadline)
 {
 	int ret;
 
 	reap(s);
-	while (!all_free(s)) {
+	while (!zc_slot_all_free(s)) {
 		double left = deadline - zc_now();
 
 		if (left <= 0)
@@ -291,7 +287,7 @@ long zc_sender_uring_send(struct zc_sender *s, uint64_t n, double deadline)
 		if (zc_now() >= deadline)
 			return -ETIMEDOUT;
 		prep_free(s, target - s->st.submitted);
-		if (s->stopped && all_free(s))
+		if (s->stopped && zc_slot_all_free(s))
 			break;
 		ret = submit_wait(s, 1, STEP_TIMEOUT);
 		if (ret < 0 && ret != -ETIMEDOUT)
@@ -366,7 +362,7 @@ int zc_sender_uring_setup(struct zc_sender *s)
 		if (!iov)
 			return -ENOMEM;
 		for (i = 0; i < nbufs; i++)
-			iov[i] = (struct iovec){ zc_sender_buf(s, i), s->cfg.size };
+			iov[i] = (struct iovec){ zc_slot_buf(s, i), s->cfg.size };
 		ret = io_uring_register_buffers(&s->ring, iov, nbufs);
 		free(iov);
 		if (ret)

@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Inside the zero-copy senders: the state zcsend.c (modes, syscall
- * senders, setup) and zcsend_uring.c (the io_uring slot machine) share.
- * Not for tests: they see only zcsend.h.
+ * Inside a zero-copy sender (zcsend.h): its state, its slots and their
+ * buffers. zcsend_sys (send(2), MSG_ZEROCOPY), zcsend_uring (the io_uring
+ * slot machine) and zcsend (the entry points) keep a sender's state here;
+ * this module calls none of them. Not for tests: they see only zcsend.h.
  */
-#ifndef ZC_ZCSEND_INT_H
-#define ZC_ZCSEND_INT_H
+#ifndef ZC_ZCSLOT_H
+#define ZC_ZCSLOT_H
 
 #include <sys/socket.h>
 #include <liburing.h>
 
 #include "core/compat.h"
-#include "send/zcsend.h"
+#include "send/zcmode.h"
 
 #define SLOT_BITS	8	/* user_data = seq << SLOT_BITS | slot */
 #define STEP_TIMEOUT	1.0	/* a step that sees nothing complete fails */
@@ -52,22 +53,38 @@ struct zc_sender {
 	unsigned int next_slot;
 };
 
-static inline bool uring_zc(const struct zc_sender *s)
+/* io_uring SEND_ZC, SENDMSG_ZC or SEND_ZC on a registered buffer. */
+static inline bool zc_slot_uring_zc(const struct zc_sender *s)
 {
 	return zc_send_mode_uring(s->cfg.mode) && s->cfg.mode != ZC_MODE_URING_SEND;
 }
 
-/* Put slot i back on the free stack. */
-void zc_sender_slot_free(struct zc_sender *s, unsigned int i);
+/* Slot i's buffer (i < depth). */
+static inline void *zc_slot_buf(const struct zc_sender *s, unsigned int i)
+{
+	return s->area + (size_t)i * s->stride;
+}
 
-/* io_uring modes (zcsend_uring.c). */
-int zc_sender_uring_setup(struct zc_sender *s);
-int zc_sender_uring_step(struct zc_sender *s, uint64_t *bytes, uint64_t *pkts);
-/* n sends completed, failed ones included, or -errno. */
-long zc_sender_uring_send(struct zc_sender *s, uint64_t n, double deadline);
-/* Every slot back, then reap for grace seconds. */
-int zc_sender_uring_flush(struct zc_sender *s, double timeout, double grace);
-/* Reap until every slot is back or the deadline passes. */
-int zc_sender_uring_wait_idle(struct zc_sender *s, double deadline);
+/* Put slot i back on the free stack. */
+static inline void zc_slot_free(struct zc_sender *s, unsigned int i)
+{
+	s->slots[i].state = SLOT_FREE;
+	s->slots[i].early_notif = false;
+	s->free_stack[s->nfree++] = i;
+}
+
+/* Every slot is back: the kernel holds none of the sender's buffers. */
+static inline bool zc_slot_all_free(const struct zc_sender *s)
+{
+	return s->nfree == s->cfg.depth;
+}
+
+/*
+ * The slots and their buffers (s->cfg set): one page-aligned area, a
+ * pattern in each buffer, every slot free. 0 or -errno; zc_slot_release()
+ * either way.
+ */
+int zc_slot_alloc(struct zc_sender *s);
+void zc_slot_release(struct zc_sender *s);
 
 #endif
