@@ -37,6 +37,7 @@ ZC_MATRIX_TYPE(row, struct row, struct ctx)
 
 static void case_verdict(const struct zc_case *c, const struct row *r,
 			 struct ctx *x);
+static int udp_pair(int nsfd, int fd[2], struct zc_why *why);
 static enum zc_pre need_so_zerocopy(const struct zc_case *c, const struct row *r,
 				    struct ctx *x, struct zc_why *why);
 
@@ -63,26 +64,6 @@ static const struct row_matrix cases = {
 
 /* ---- the case bodies ---- */
 
-/* A connected UDP pair on 127.0.0.1 in nsfd: tx sends to rx. */
-static int udp_pair(int nsfd, int fd[2], struct zc_why *why)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET };
-	socklen_t len = sizeof(a);
-
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	fd[0] = zc_socket_in(nsfd, AF_INET, SOCK_DGRAM, 0);
-	fd[1] = zc_socket_in(nsfd, AF_INET, SOCK_DGRAM, 0);
-	if (fd[0] < 0 || fd[1] < 0) {
-		errno = -(fd[0] < 0 ? fd[0] : fd[1]);
-		return zc_why_errno(why, "socket in our namespace");
-	}
-	if (bind(fd[1], (struct sockaddr *)&a, sizeof(a)) ||
-	    getsockname(fd[1], (struct sockaddr *)&a, &len) ||
-	    connect(fd[0], (struct sockaddr *)&a, sizeof(a)))
-		return zc_why_errno(why, "loopback pair");
-	return 0;
-}
-
 static void case_verdict(const struct zc_case *c, const struct row *r,
 			 struct ctx *x)
 {
@@ -107,6 +88,26 @@ static void case_verdict(const struct zc_case *c, const struct row *r,
 	ok = v >= 0 && ZC_CHECK_EQ(&why, "verdict (0 zerocopy, 1 copied)",
 				   v, r->verdict);
 	ktap_result(c->name, ok, "%s", why.msg);
+}
+
+/* A connected UDP pair on 127.0.0.1 in nsfd: tx sends to rx. */
+static int udp_pair(int nsfd, int fd[2], struct zc_why *why)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t len = sizeof(a);
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	fd[0] = zc_socket_in(nsfd, AF_INET, SOCK_DGRAM, 0);
+	fd[1] = zc_socket_in(nsfd, AF_INET, SOCK_DGRAM, 0);
+	if (fd[0] < 0 || fd[1] < 0) {
+		errno = -(fd[0] < 0 ? fd[0] : fd[1]);
+		return zc_why_errno(why, "socket in our namespace");
+	}
+	if (bind(fd[1], (struct sockaddr *)&a, sizeof(a)) ||
+	    getsockname(fd[1], (struct sockaddr *)&a, &len) ||
+	    connect(fd[0], (struct sockaddr *)&a, sizeof(a)))
+		return zc_why_errno(why, "loopback pair");
+	return 0;
 }
 
 /* What only run time knows: does this kernel take SO_ZEROCOPY? */

@@ -49,11 +49,25 @@ done
 
 [ -n "${ZC_SHAPE_LIB:-}" ] && t_done
 
+# A new test is cheap: the example's scaffolding (code lines before its
+# first case body, the #includes aside) is at most 40 lines.
+src=$TOP/check/example_test.c
+n=$(awk '/^static void case_[a-z_]*\(.*[^;]$/ { getline nx; if (nx !~ /;$/) exit }
+	 /^[ \t]*$|^[ \t]*\/?\*|^#include/ { next } { n++ } END { print n + 0 }' "$src")
+expect "lib.example_scaffolding_at_most_40_lines # $n" [ "$n" -le 40 ]
+
 ex=$BUILD_DIR/check/example_test
 if [ -x "$ex" ]; then
 	got=$("$ex" --list 2>&1 | tr '\n' ' ')
 	expect "lib.example_lists_its_cases" \
 		[ "$got" = "udp4.send.loopback udp4.msg_zerocopy.loopback " ]
+	if [ "$(id -u)" = 0 ]; then
+		got=$("$ex" 2>&1)
+		expect "lib.example_runs_its_cases" \
+			grep -q '^# Totals: pass:2 fail:0 xfail:0 xpass:0 skip:0 error:0' <<<"$got"
+	else
+		skip "lib.example_runs_its_cases" "needs root (a network namespace)"
+	fi
 else
 	not_ok "lib.example_lists_its_cases" "$ex not built (make check builds it)"
 fi
