@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The clocks a measurement reads: wall, process CPU, softirq CPU. */
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -40,4 +42,69 @@ double zc_softirq_cpu(void)
 	if (n != 7 || hz <= 0)
 		return 0;
 	return (double)v[6] / hz;
+}
+
+/*
+ * The watch thread wakes every PAUSE_TICK_S; a wakeup later than
+ * PAUSE_LATE_S counts as a pause of the whole process. A thread that is
+ * merely runnable behind others on a loaded machine wakes within tens of
+ * milliseconds: one second late is no scheduler's noise.
+ */
+#define PAUSE_TICK_S	0.05
+#define PAUSE_LATE_S	1.0
+
+static pthread_mutex_t pause_lock = PTHREAD_MUTEX_INITIALIZER;
+static double pause_beat, pause_lost;
+static bool pause_running;
+
+static double pause_gap(double now)
+{
+	double gap = now - pause_beat;
+
+	return gap > PAUSE_LATE_S ? gap - PAUSE_TICK_S : 0;
+}
+
+static void *pause_fn(void *arg)
+{
+	const struct timespec tick = { 0, (long)(PAUSE_TICK_S * 1e9) };
+
+	(void)arg;
+	for (;;) {
+		double now;
+
+		nanosleep(&tick, NULL);
+		now = zc_now();
+		pthread_mutex_lock(&pause_lock);
+		pause_lost += pause_gap(now);
+		pause_beat = now;
+		pthread_mutex_unlock(&pause_lock);
+	}
+	return NULL;
+}
+
+void zc_pause_watch(void)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+
+	pthread_mutex_lock(&pause_lock);
+	if (!pause_running) {
+		pause_beat = zc_now();
+		pthread_attr_init(&attr);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		pause_running = !pthread_create(&t, &attr, pause_fn, NULL);
+		pthread_attr_destroy(&attr);
+	}
+	pthread_mutex_unlock(&pause_lock);
+}
+
+double zc_paused_s(void)
+{
+	double v = 0;
+
+	pthread_mutex_lock(&pause_lock);
+	if (pause_running)
+		v = pause_lost + pause_gap(zc_now());
+	pthread_mutex_unlock(&pause_lock);
+	return v;
 }

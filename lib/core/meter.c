@@ -75,6 +75,27 @@ static int run_for(const struct zc_meter_cfg *cfg, double secs,
 	return ret < 0 ? ret : 0;
 }
 
+/*
+ * One repeat, measured again (once) when this process was not running
+ * during it: a repeat that includes 20 s of SIGSTOP is no rate of the
+ * kernel's. A second spoilt repeat gives up with -ZC_EPAUSED.
+ */
+static int run_repeat(const struct zc_meter_cfg *cfg, double secs,
+		      zc_step_fn step, void *arg, struct sample *s)
+{
+	int tries, ret = 0;
+
+	zc_pause_watch();
+	for (tries = 0; tries < 2; tries++) {
+		double p0 = zc_paused_s();
+
+		ret = run_for(cfg, secs, step, arg, s);
+		if (zc_paused_s() - p0 <= 0)
+			return ret;
+	}
+	return -ZC_EPAUSED;
+}
+
 static void fill_rate(struct zc_rate *r, const struct sample *s, int n)
 {
 	double mbps[ZC_MAX_SAMPLES], mpps[ZC_MAX_SAMPLES];
@@ -119,7 +140,7 @@ int zc_measure(const struct zc_meter_cfg *cfg, zc_step_fn step, void *arg,
 	}
 	for (i = 0; i < n; i++) {
 		speed[i] = calib_add();
-		ret = run_for(cfg, cfg->duration, step, arg, &s[i]);
+		ret = run_repeat(cfg, cfg->duration, step, arg, &s[i]);
 		if (ret)
 			goto out;
 	}
@@ -141,7 +162,7 @@ static int run_arm(const struct zc_meter_cfg *cfg, const struct zc_arm *arm,
 
 	if (ret)
 		return ret;
-	ret = run_for(cfg, secs, arm->step, arm->arg, s);
+	ret = run_repeat(cfg, secs, arm->step, arm->arg, s);
 	end = arm->end ? arm->end(arm->arg) : 0;
 	return ret ? ret : end;
 }

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -43,12 +44,20 @@ static void on_signal(int sig)
 static void install_handlers(void)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = { .sa_handler = on_signal }, old;
 	size_t i;
 
 	sigfillset(&sa.sa_mask);
-	for (i = 0; i < ZC_ARRAY_SIZE(sigs); i++)
+	for (i = 0; i < ZC_ARRAY_SIZE(sigs); i++) {
+		/*
+		 * A signal the parent set to ignored (nohup, a shell's
+		 * background job without job control) stays ignored: the
+		 * parent asked for this process to outlive it.
+		 */
+		if (!sigaction(sigs[i], NULL, &old) && old.sa_handler == SIG_IGN)
+			continue;
 		sigaction(sigs[i], &sa, NULL);
+	}
 	atexit(zc_cleanup_run);
 	handlers_installed = true;
 }
@@ -84,6 +93,33 @@ void zc_cleanup_cancel(int h)
 	while (ncleanups > 0 && !cleanups[ncleanups - 1].fn)
 		ncleanups--;
 	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+/*
+ * run_tests.sh starts each binary in a session of its own (setsid), so a
+ * timeout can stop its whole group; but then nothing that kills the
+ * runner (SIGKILL, an ssh drop's SIGHUP, a CI cancel's group kill)
+ * reaches the binary. The runner names itself in ZC_PARENT_PID: die
+ * with it, through the usual SIGTERM cleanup. The variable is dropped
+ * so that what this binary starts does not take it for its own parent.
+ */
+__attribute__((constructor)) static void die_with_runner(void)
+{
+	const char *v = getenv("ZC_PARENT_PID");
+	char *end;
+	long pid;
+
+	if (!v)
+		return;
+	pid = strtol(v, &end, 10);
+	unsetenv("ZC_PARENT_PID");
+	if (*end || pid <= 1)
+		return;
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM))
+		return;
+	/* The runner died before the prctl: nobody would send it now. */
+	if (getppid() != pid)
+		raise(SIGTERM);
 }
 
 /* xorshift64* keyed by seed and 8-byte block index: position-dependent. */
@@ -173,17 +209,34 @@ long zc_write_all(int fd, const void *buf, size_t len, double timeout)
 	return done;
 }
 
-void zc_raise_limits(void)
+/* The open files a test may need at most (sockets, maps, rings, pipes). */
+#define NOFILE_WANT	4096
+
+long zc_raise_limits(void)
 {
 	struct rlimit rl;
 
-	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
+	/*
+	 * A small hard limit (ulimit -n 32) is the caller's shell, not the
+	 * kernel: raise it as memlock is raised, where CAP_SYS_RESOURCE
+	 * allows; else up to the hard limit.
+	 */
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < NOFILE_WANT) {
+		struct rlimit want = { NOFILE_WANT, NOFILE_WANT };
+
+		if (rl.rlim_max > NOFILE_WANT)
+			want.rlim_max = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &want) && rl.rlim_cur < rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
 	}
 	/* Only succeeds with CAP_SYS_RESOURCE; memlock stays as it is otherwise. */
 	if (!getrlimit(RLIMIT_MEMLOCK, &rl) && rl.rlim_cur != RLIM_INFINITY) {
 		rl.rlim_cur = rl.rlim_max = RLIM_INFINITY;
 		setrlimit(RLIMIT_MEMLOCK, &rl);
 	}
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return -1;
+	return rl.rlim_cur == RLIM_INFINITY ? NOFILE_WANT : (long)rl.rlim_cur;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/ktap.h"
 #include "core/meter.h"
 #include "core/probe.h"
@@ -142,9 +143,11 @@ static ssize_t rx_call(struct zc_sm_rx *r)
 
 long zc_sm_rx_once(struct zc_sm_rx *r, double wait)
 {
-	double deadline = zc_now() + wait;
+	double deadline = zc_now() + wait, paused;
 	bool ready = false;
 
+	zc_pause_watch();
+	paused = zc_paused_s();
 	for (;;) {
 		ssize_t n = rx_call(r);
 		long ret;
@@ -157,8 +160,15 @@ long zc_sm_rx_once(struct zc_sm_rx *r, double wait)
 		}
 		if (errno != EAGAIN && errno != EINTR)
 			return -errno;
-		if (zc_now() >= deadline)
-			return -ETIMEDOUT;
+		if (zc_now() >= deadline) {
+			/* Time this process was stopped is no stall of the path. */
+			double lost = zc_paused_s() - paused;
+
+			if (lost <= 0)
+				return -ETIMEDOUT;
+			deadline += lost;
+			paused += lost;
+		}
 		/* POLLIN with nothing to take (splice without splice_read): don't spin. */
 		if (ready)
 			usleep(1000);
@@ -207,6 +217,9 @@ void zc_sm_rx_error(struct zc_sm_rx *r, long ret, uint64_t total,
 			   call, inq, at);
 	else if (ret == 0)
 		zc_why_set(why, "end of file %s (%s)", at, state);
+	else if (ret == -ZC_EPAUSED)
+		zc_why_set(why, "%s %s: this process was not scheduled during two tries of a repeat (a harness stall)",
+			   call, at);
 	else if (ret == -ETIMEDOUT)
 		zc_why_set(why, "stalled %.0f s %s (%s)", ZC_SM_STALL_S, at, state);
 	else
