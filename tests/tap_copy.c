@@ -182,7 +182,7 @@ static const struct way ways[] = {
 	},
 
 	[W_TAP_RECEIVER_NS] = { SETUP_SINK, TAP_B,
-		.veth = { CP, UBUFS, "ETH_P_ALL tap in the receiving namespace: __netif_receive_skb_core -> skb_copy_ubufs before tc (with one global tap list, " GLOBAL_TAPS ", already dev_queue_xmit_nit in the sender namespace)" },
+		.veth = { CP, UBUFS, "ETH_P_ALL tap in the receiving namespace: __netif_receive_skb_core -> skb_copy_ubufs before tc (before 6.15, with one global tap list for all namespaces, already dev_queue_xmit_nit in the sender namespace)" },
 		.pair = { ZC, UBUFS, "ETH_P_ALL tap in the receiving namespace sees only the receiving device's own skbs (per-namespace taps): zero-copy",
 			  .foreign = "dev_queue_xmit_nit on the sender's device" },
 	},
