@@ -68,6 +68,10 @@ done
 out3=$("$ZC_TOP/tools/zc-power" -k 2 --splits 20 --threshold 1 "$tmp/tight" 2>&1)
 expect "power.tight_sees_2pct" grep -q '1 of 1 judged metric(s) can see a 2% slowdown' <<<"$out3"
 expect "power.tight_range" grep -qE 'throughput .* range +0\.20% sees +1\.20%' <<<"$out3"
+# -k 1: one run a side judged by its repeats (a bisect under icount).
+out4=$("$ZC_TOP/tools/zc-power" -k 1 --splits 20 --threshold 1 --no-spread "$tmp/tight" 2>&1)
+expect "power.one_run_a_side" grep -q '^k=1 runs a side' <<<"$out4"
+expect "power.bad_k" bash -c '! "$0" -k 0 "$1" >/dev/null 2>&1' "$ZC_TOP/tools/zc-power" "$tmp/tight"
 expect "power.drift_is_noise" grep -q '0 of 1 judged metric(s) can see a 2% slowdown' <<<"$out"
 [ "$rc" = 0 ] || printf '# %s\n' "$out" | head -20
 t_done
