@@ -3,8 +3,9 @@
 #
 # Feed every test binary generated bad input: unknown flags, bad values
 # for every option that takes one (read from --help), patterns that
-# select nothing. Each run must end within the timeout with exit 1 or 4,
-# never a signal, and say so in at most one line on stderr.
+# select nothing. Each run must end within the timeout with exit 128 (a
+# usage error) or 4, never a signal, and say so in at most one line on
+# stderr.
 
 . "$(dirname "$0")/../lib.sh"
 
@@ -26,9 +27,9 @@ one()
 	timeout -k 5 60 "$BUILD_DIR/$name" "$@" >/dev/null 2>"$errf" </dev/null
 	rc=$?
 	lines=$(grep -c . "$errf")
-	if [ "$rc" -ne 1 ] && [ "$rc" -ne 4 ]; then
+	if [ "$rc" -ne 128 ] && [ "$rc" -ne 4 ]; then
 		not_ok "badinput.$name[$*]" "exit $rc" "$(head -n 3 "$errf")"
-	elif [ "$rc" -eq 1 ] && [ "$lines" -ne 1 ]; then
+	elif [ "$rc" -eq 128 ] && [ "$lines" -ne 1 ]; then
 		not_ok "badinput.$name[$*]" "$lines lines on stderr, want 1" "$(head -n 3 "$errf")"
 	elif [ "$lines" -gt 1 ]; then
 		not_ok "badinput.$name[$*]" "$lines lines on stderr" "$(head -n 3 "$errf")"

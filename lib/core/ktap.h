@@ -18,6 +18,12 @@
 #define KSFT_XFAIL	2
 #define KSFT_XPASS	3
 #define KSFT_SKIP	4
+/*
+ * A usage error (unknown option, bad value, missing argument) in every
+ * command of the suite: outside kselftest's 0-4 and outside git bisect's
+ * good/bad/skip, so a bisect aborts instead of calling a kernel bad.
+ */
+#define ZC_EXIT_USAGE	128
 
 struct zc_stats;
 

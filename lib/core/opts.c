@@ -103,7 +103,10 @@ static void zc_usage(const struct zc_test_desc *d, FILE *f)
 		print_opt(f, e);
 	for (e = d->extra; e && e->name; e++)
 		print_opt(f, e);
-	fprintf(f, "\nexit: 0 pass, 1 fail or bad usage, 4 skip (kselftest codes)\n");
+	fprintf(f, "\nenvironment: ZC_DURATION, ZC_REPEAT follow the bounds of --duration,\n"
+		"  --repeat (a bad value is a usage error); ZC_VERIFY=1 is --verify\n");
+	fprintf(f, "\nexit: 0 pass, 1 fail, 2 xfail, 3 xpass, 4 skip (kselftest codes),\n"
+		"  %d usage error (one line on stderr)\n", ZC_EXIT_USAGE);
 }
 
 static int err_out(char *err, size_t len, const char *fmt, ...)
@@ -147,11 +150,33 @@ static void zc_default_cpus(int *cpu_tx, int *cpu_rx)
 	*cpu_rx = n >= 2 ? 1 : 0;
 }
 
-static void set_defaults(struct zc_opts *o, const struct zc_test_desc *d)
+/* The one rule for a duration and a repeat count, option or environment. */
+static int check_duration(const char *what, const char *arg, double *out,
+			  char *err, size_t len)
+{
+	if (zc_parse_double(arg, 0.01, ZC_DURATION_MAX, out))
+		return err_out(err, len, "%s wants seconds in [0.01, %g], got '%s'",
+			       what, ZC_DURATION_MAX, arg);
+	return 0;
+}
+
+static int check_repeat(const char *what, const char *arg, int *out,
+			char *err, size_t len)
+{
+	long lv;
+
+	if (zc_parse_long(arg, 1, ZC_REPEAT_MAX, &lv))
+		return err_out(err, len, "%s wants an integer in [1, %d], got '%s'",
+			       what, ZC_REPEAT_MAX, arg);
+	*out = lv;
+	return 0;
+}
+
+/* Defaults, then the environment: -1 with err when a value is bad. */
+static int set_defaults(struct zc_opts *o, const struct zc_test_desc *d,
+			char *err, size_t len)
 {
 	const char *env;
-	double dv;
-	long lv;
 
 	memset(o, 0, sizeof(*o));
 	o->desc = d;
@@ -160,13 +185,17 @@ static void set_defaults(struct zc_opts *o, const struct zc_test_desc *d)
 	o->warmup = ZC_WARMUP_DEFAULT;
 	o->size = d->size_default;
 	zc_default_cpus(&o->cpu_tx, &o->cpu_rx);
-	/* The runner's -d/-r reach every binary through the environment. */
+	/*
+	 * The runner's --duration/--runs reach every binary through the
+	 * environment: a bad value there is the same usage error as on the
+	 * command line, never a silent default.
+	 */
 	env = getenv("ZC_DURATION");
-	if (env && !zc_parse_double(env, 0.01, ZC_DURATION_MAX, &dv))
-		o->duration = dv;
+	if (env && check_duration("ZC_DURATION", env, &o->duration, err, len))
+		return -1;
 	env = getenv("ZC_REPEAT");
-	if (env && !zc_parse_long(env, 1, ZC_REPEAT_MAX, &lv))
-		o->repeat = lv;
+	if (env && check_repeat("ZC_REPEAT", env, &o->repeat, err, len))
+		return -1;
 	env = getenv("ZC_VERIFY");
 	o->verify = env && !strcmp(env, "1");
 	/* One case pattern for every binary (tools/vmtest --case): a
@@ -174,6 +203,7 @@ static void set_defaults(struct zc_opts *o, const struct zc_test_desc *d)
 	env = getenv("ZC_CASE");
 	if (env && *env)
 		o->patterns[o->npatterns++] = env;
+	return 0;
 }
 
 static struct option *build_longopts(const struct zc_test_desc *d)
@@ -203,16 +233,9 @@ static int handle_common(struct zc_opts *o, int c, const char *arg,
 
 	switch (c) {
 	case OPT_DURATION:
-		if (zc_parse_double(arg, 0.01, ZC_DURATION_MAX, &o->duration))
-			return err_out(err, len, "--duration wants seconds in [0.01, %g], got '%s'",
-				       ZC_DURATION_MAX, arg);
-		return 0;
+		return check_duration("--duration", arg, &o->duration, err, len);
 	case OPT_REPEAT:
-		if (zc_parse_long(arg, 1, ZC_REPEAT_MAX, &lv))
-			return err_out(err, len, "--repeat wants an integer in [1, %d], got '%s'",
-				       ZC_REPEAT_MAX, arg);
-		o->repeat = lv;
-		return 0;
+		return check_repeat("--repeat", arg, &o->repeat, err, len);
 	case OPT_SIZE:
 		if (zc_parse_long(arg, 1, o->desc->size_max ? o->desc->size_max : 65507, &lv))
 			return err_out(err, len, "--size wants bytes in [1, %ld], got '%s'",
@@ -267,7 +290,10 @@ int zc_opts_parse(struct zc_opts *o, int argc, char **argv,
 
 	if (len)
 		err[0] = '\0';
-	set_defaults(o, d);
+	if (set_defaults(o, d, err, len)) {
+		free(lo);
+		return -1;
+	}
 	if (!lo)
 		return err_out(err, len, "out of memory");
 	optind = 1;
@@ -311,6 +337,6 @@ void zc_opts_parse_or_exit(struct zc_opts *o, int argc, char **argv,
 	if (ret < 0) {
 		fprintf(stderr, "%s: %s (try --help)\n", d->name,
 			err[0] ? err : "bad option");
-		exit(KSFT_FAIL);
+		exit(ZC_EXIT_USAGE);
 	}
 }

@@ -53,8 +53,10 @@ struct zc_opts {
 
 /*
  * Returns 0 to run, 1 when --help was printed (exit 0), -1 on bad input
- * with a one-line message in err. Defaults come from ZC_DURATION,
- * ZC_REPEAT and ZC_VERIFY in the environment (run_tests.sh -d/-r/-v).
+ * with a one-line message in err (a bad ZC_DURATION or ZC_REPEAT too).
+ * Defaults come from ZC_DURATION, ZC_REPEAT and ZC_VERIFY in the
+ * environment (run_tests.sh --duration/--repeat/-v), bounded as the
+ * options are.
  */
 int zc_opts_parse(struct zc_opts *o, int argc, char **argv,
 		  const struct zc_test_desc *d, void *ctx, struct zc_why *why);

@@ -49,9 +49,9 @@ static unsigned int count_selected(const struct zc_case *cases, size_t n,
 
 static int no_case_selected(const struct zc_opts *o)
 {
-	fprintf(stderr, "%s: no case matches the given -t pattern\n",
+	fprintf(stderr, "%s: no case matches the given -t pattern (try --list)\n",
 		o && o->desc ? o->desc->name : "test");
-	return KSFT_FAIL;
+	return ZC_EXIT_USAGE;
 }
 
 /* Does the running kernel carry a known bug? Its probe says, or its pattern alone. */
@@ -349,8 +349,8 @@ int zc_main(const struct zc_test *t, int argc, char **argv,
 
 	zc_opts_parse_or_exit(o, argc, argv, t->desc, ctx);
 	if (t->check_opts && t->check_opts(ctx, &why)) {
-		fprintf(stderr, "%s: %s\n", t->desc->name, why.msg);
-		return KSFT_FAIL;
+		fprintf(stderr, "%s: %s (try --help)\n", t->desc->name, why.msg);
+		return ZC_EXIT_USAGE;
 	}
 	if (t->mode) {
 		ret = t->mode(ctx);

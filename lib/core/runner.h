@@ -69,7 +69,7 @@ struct zc_test {
 	const struct zc_test_desc *desc;
 	const struct zc_case *cases;
 	size_t ncases;
-	/* Bad option combinations: -1 with why (one line, exit KSFT_FAIL). */
+	/* Bad option combinations: -1 with why (one line, exit ZC_EXIT_USAGE). */
 	int (*check_opts)(void *ctx, struct zc_why *why);
 	/* Another mode an option asked for, run instead of the cases: its exit code, or -1. */
 	int (*mode)(void *ctx);
