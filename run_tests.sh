@@ -19,39 +19,62 @@ usage()
 {
 	cat <<USAGE
 usage: $ME [options]
-  -l              list the tests and exit
-  -t NAME         run only this test (repeatable)
-  -d SEC          seconds per measured repeat, passed as ZC_DURATION
-  -r N            measured repeats per rate, passed as ZC_REPEAT
-  -v              check every byte received (ZC_VERIFY=1)
-  -o DIR          keep each test's log, run.tap and results files in DIR
-  -b DIR          directory holding the test binaries (default: beside
-                  this script if kselftest-list.txt is there, else ./build)
-  -n N            run the whole suite N times, into DIR/1..DIR/N of -o
-                  (zc-compare judges metrics over runs: at least 3 a
-                  side; doc/noise.md chose 5 with -r 3 for a bisect)
-  --baseline DIR  after the run, compare with a previous -o DIR
-                  (exit 0 no regression, 1 regression, 125 undecided;
-                  DIR is checked before anything runs: 128 when it
-                  cannot be read)
-  --strict        with --baseline: a noisy or short metric is 125
-  --only GLOB     with --baseline: compare only what matches
-                  (repeatable; zc-compare --only)
-  --allow-short   with --baseline: metrics with too few runs do not make
-                  the comparison undecided (zc-compare --allow-short)
-  --check-config  print which options of the config fragment the running
-                  kernel lacks, and exit
-  -h, --help      this text
-Environment: kselftest_override_timeout=SEC overrides the timeout from
-settings; ZC_INJECT_TAP=1 opens a packet tap in every sender namespace;
-ZC_INJECT_SLOW=N burns N bpf_loop iterations per transmitted packet;
-ZC_KSFT=1 runs as part of a kselftest run (automatic when a kselftest
-tree is around this script): the closing count becomes a "# " line and
-failed tests do not fail the exit status, the TAP carries them.
-Exit: 0 all passed, 1 a test failed, 128 usage error; with --baseline
-zc-compare's 0 no regression, 1 regression, 125 cannot decide (a run
-that failed for a reason outside the kernel, too few runs), and 128 for a
-usage error or an unreadable baseline (a bisect stops on it).
+Options shared with the kernel's run_kselftest.sh (same letters):
+  -l, --list           print the tests as COLLECTION:TEST and exit
+  -t, --test [C:]NAME  run only this test (repeatable)
+  -c, --collection C   run the tests of collection C (this suite's: zc, or
+                       DIR/zc in a kernel tree)
+  -o, --override-timeout SEC
+                       per-test timeout instead of settings' timeout=
+  -n, --netns          run each test in a network namespace of its own
+  -d, --dry-run        print what would run, run nothing
+  -s, --summary        top-level TAP lines only; each test's output in
+                       its log (kept with --out, or -p)
+  -p, --per-test-log   each test's output in a file of its own, not nested
+                       in the TAP (in --out DIR, else a new /tmp directory)
+This suite's own:
+  --case TEST/PATTERN  run only TEST's cases matching PATTERN (glob or
+                       substring, repeatable; passed to TEST as -t PATTERN)
+  --out DIR            keep each test's log, run.tap and results files in DIR
+  --runs N             run the whole suite N times, into DIR/1..DIR/N of --out
+                       (zc-compare judges metrics over runs: at least 3 a
+                       side; doc/noise.md chose 5 with -r 3 for a bisect)
+  --duration SEC       seconds per measured repeat, in [0.01, 600]
+                       (ZC_DURATION)
+  -r, --repeat N       measured repeats per rate, in [1, 100] (ZC_REPEAT)
+  -v, --verify         check every byte received (ZC_VERIFY=1)
+  -b DIR               directory holding the test binaries (default: beside
+                       this script if kselftest-list.txt is there, else ./build)
+  --baseline DIR       after the run, compare with a previous --out DIR
+                       (checked before anything runs: 128 when it cannot
+                       be read)
+  --strict             with --baseline: a noisy or short metric is 125
+  --only GLOB          with --baseline: compare only what matches
+                       (repeatable; zc-compare --only)
+  --allow-short        with --baseline: metrics with too few runs do not
+                       make the comparison undecided (zc-compare --allow-short)
+  --kselftest          kselftest mode, as make run_tests in a kernel tree:
+                       the closing count is a "# " line and failed tests do
+                       not fail the exit status (the TAP carries them)
+  --check-config       print which options of the config fragment the running
+                       kernel lacks, and exit
+  -h, --help           this text
+Old spellings, for one release: -o DIR (not all digits) is --out DIR, -n N
+(a number) is --runs N, -d SEC (a number) is --duration SEC; each says so on
+stderr. A number after -o is a timeout, as in run_kselftest.sh.
+Environment: KSELFTEST_<TEST>_ARGS (TEST upper-cased, non-alphanumerics as
+_) adds arguments to that test, as the kernel's runner does;
+kselftest_override_timeout=SEC is -o SEC; ZC_KSFT=1 is --kselftest;
+ZC_DURATION, ZC_REPEAT, ZC_VERIFY as --duration, --repeat, --verify (same
+bounds); ZC_INJECT_TAP=1 opens a packet tap in every sender namespace;
+ZC_INJECT_SLOW=N burns N bpf_loop iterations per transmitted packet.
+Exit: 0 every test passed or skipped, 1 a test failed (0 in kselftest
+mode), 4 --check-config could not read the kernel config, 125 the harness
+could not do its job (a results folder it cannot write, another run in
+it, a full disk: no verdict), 130/143 stopped by SIGINT/SIGTERM, 128 usage
+error; with --baseline zc-compare's: 0 no regression, 1 regression, 125
+cannot decide (a run that failed for a reason outside the kernel, too few
+runs), and 128 for an unreadable baseline (a bisect stops on it).
 USAGE
 }
 
@@ -64,8 +87,8 @@ die()
 	exit $die_code
 }
 
-# A bad value given to the runner (COMMON: one line, exit 128, outside
-# git bisect's good/bad/skip, so a bisect stops instead of judging).
+# A usage error: one line naming the problem, exit 128 (every command of
+# the suite), so a git bisect aborts on it instead of calling a kernel bad.
 usage_error()
 {
 	echo "$ME: $* (try --help)" >&2
@@ -81,38 +104,104 @@ harness_error()
 	exit $EXIT_HARNESS
 }
 
+deprecated()
+{
+	echo "$ME: warning: $1 is deprecated, use $2 (kept for one release)" >&2
+}
+
+is_seconds()
+{
+	[[ "$1" =~ ^[0-9]*\.?[0-9]+$ ]]
+}
+
+# Seconds per repeat: the bounds of the binaries' --duration
+# (lib/core/opts.c: [0.01, 600]).
+set_duration()
+{
+	is_seconds "$1" &&
+		awk -v d="$1" 'BEGIN { exit !(d >= 0.01 && d <= 600) }' ||
+		usage_error "$2 wants seconds in [0.01, 600], got '$1'"
+	export ZC_DURATION="$1"
+}
+
+set_count()	# VAR OPTION VALUE
+{
+	[[ "$3" =~ ^[1-9][0-9]*$ ]] && [ "${#3}" -le 3 ] && [ "$3" -le 100 ] ||
+		usage_error "$2 wants an integer in [1, 100], got '$3'"
+	printf -v "$1" '%s' "$3"
+}
+
 tests=()
+cases=()
+collection_sel=""
 bin_dir=""
 out_dir=""
 baseline=""
 list_only=0
 check_config=0
+dry_run=0
+summary=0
+per_test_log=0
+netns=0
 nruns=1
 compare_opts=()
+
+need_arg()	# OPTION COUNT-LEFT
+{
+	[ "$2" -ge 2 ] || usage_error "$1 needs an argument"
+}
 
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-l|--list) list_only=1 ;;
-	-t|--test) [ $# -ge 2 ] || usage_error "-t needs a test name"
+	-t|--test) need_arg "$1" $#
 		tests+=("$2"); shift ;;
-	-d) [ $# -ge 2 ] || usage_error "-d needs seconds"
-		[[ "$2" =~ ^[0-9]*\.?[0-9]+$ ]] || usage_error "-d wants seconds, got '$2'"
-		export ZC_DURATION="$2"; shift ;;
-	-r) [ $# -ge 2 ] || usage_error "-r needs a count"
-		[[ "$2" =~ ^[1-9][0-9]*$ ]] && [ "$2" -le 100 ] ||
-			usage_error "-r wants an integer in [1, 100], got '$2'"
-		export ZC_REPEAT="$2"; shift ;;
-	-v|--verify) export ZC_VERIFY=1 ;;
-	-o) [ $# -ge 2 ] || usage_error "-o needs a directory"
+	-c|--collection) need_arg "$1" $#
+		collection_sel=$2; shift ;;
+	--case) need_arg "$1" $#
+		[[ "$2" == ?*/?* ]] || usage_error "--case wants TEST/PATTERN, got '$2'"
+		cases+=("$2"); shift ;;
+	-o) need_arg "$1" $#
+		if [[ "$2" =~ ^[0-9]+$ ]]; then
+			export kselftest_override_timeout="$2"
+		else
+			deprecated "-o DIR" "--out DIR"
+			out_dir="$2"
+		fi
+		shift ;;
+	--override-timeout) need_arg "$1" $#
+		[[ "$2" =~ ^[0-9]+$ ]] || usage_error "$1 wants whole seconds, got '$2'"
+		export kselftest_override_timeout="$2"; shift ;;
+	--out) need_arg "$1" $#
 		out_dir="$2"; shift ;;
-	-n) [ $# -ge 2 ] || usage_error "-n needs a count"
-		[[ "$2" =~ ^[1-9][0-9]*$ ]] && [ "$2" -le 100 ] ||
-			usage_error "-n wants an integer in [1, 100], got '$2'"
-		nruns="$2"; shift ;;
-	-b) [ $# -ge 2 ] || usage_error "-b needs a directory"
+	-n) if [ $# -ge 2 ] && [[ "$2" =~ ^[0-9]+$ ]]; then
+			deprecated "-n N" "--runs N"
+			set_count nruns -n "$2"; shift
+		else
+			netns=1
+		fi ;;
+	--netns) netns=1 ;;
+	--runs) need_arg "$1" $#
+		set_count nruns "$1" "$2"; shift ;;
+	-d) if [ $# -ge 2 ] && [[ "$2" =~ ^[-+]?[0-9.eE+-]+$ ]]; then
+			deprecated "-d SEC" "--duration SEC"
+			set_duration "$2" -d; shift
+		else
+			dry_run=1
+		fi ;;
+	--dry-run) dry_run=1 ;;
+	--duration) need_arg "$1" $#
+		set_duration "$2" "$1"; shift ;;
+	-r|--repeat) need_arg "$1" $#
+		set_count ZC_REPEAT "$1" "$2"; export ZC_REPEAT; shift ;;
+	-s|--summary) summary=1 ;;
+	-p|--per-test-log) per_test_log=1 ;;
+	-v|--verify) export ZC_VERIFY=1 ;;
+	-b) need_arg "$1" $#
 		bin_dir="$2"; shift ;;
-	--baseline) [ $# -ge 2 ] || usage_error "--baseline needs a results directory"
+	--baseline) need_arg "$1" $#
 		baseline="$2"; shift ;;
+	--kselftest) export ZC_KSFT=1 ;;
 	--check-config) check_config=1 ;;
 	-h|--help) usage; exit 0 ;;
 	--strict) compare_opts+=(--strict) ;;
@@ -124,6 +213,10 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
+[ -n "${ZC_DURATION:-}" ] && set_duration "$ZC_DURATION" ZC_DURATION
+[ -n "${ZC_REPEAT:-}" ] && set_count ZC_REPEAT ZC_REPEAT "$ZC_REPEAT"
+[ "$summary" = 1 ] && [ "$per_test_log" = 1 ] &&
+	usage_error "-s and -p exclude each other (as in run_kselftest.sh)"
 
 [ ${#compare_opts[@]} -eq 0 ] || [ -n "$baseline" ] ||
 	usage_error "${compare_opts[0]} needs --baseline"
@@ -179,9 +272,6 @@ find_collection()
 		COLLECTION=${HERE#"$root"/}
 	else
 		COLLECTION=zc
-	fi
-	if [ -z "${ZC_KSFT:-}" ] && ksft_root >/dev/null; then
-		ZC_KSFT=1
 	fi
 }
 
@@ -275,17 +365,60 @@ find_collection
 [ "$check_config" = 1 ] && do_check_config
 
 mapfile -t available < <(all_tests)
-if [ ${#tests[@]} -eq 0 ]; then
+if [ -n "$collection_sel" ] && [ "$collection_sel" != "$COLLECTION" ]; then
+	usage_error "no collection '$collection_sel' here (this one is $COLLECTION)"
+fi
+# -t takes NAME or COLLECTION:NAME (run_kselftest.sh -t); --case TEST/PAT
+# selects TEST too.
+sel=()
+for t in "${tests[@]}"; do
+	if [ "${t%:*}" != "$t" ]; then
+		[ "${t%:*}" = "$COLLECTION" ] ||
+			usage_error "no collection '${t%:*}' here (this one is $COLLECTION)"
+		t=${t##*:}
+	fi
+	sel+=("$t")
+done
+for c in "${cases[@]}"; do
+	t=${c%%/*}
+	printf '%s\n' "${sel[@]}" | grep -qxF -- "$t" || sel+=("$t")
+done
+for t in "${sel[@]}"; do
+	printf '%s\n' "${available[@]}" | grep -qxF -- "$t" ||
+		usage_error "no test named '$t' (see -l)"
+done
+if [ ${#sel[@]} -eq 0 ]; then
 	tests=("${available[@]}")
 else
-	for t in "${tests[@]}"; do
-		printf '%s\n' "${available[@]}" | grep -qxF -- "$t" ||
-			usage_error "no test named '$t' (see -l)"
-	done
+	tests=("${sel[@]}")
 fi
 
 if [ "$list_only" = 1 ]; then
-	printf '%s\n' "${tests[@]}"
+	for t in "${tests[@]}"; do
+		echo "$COLLECTION:$t"
+	done
+	exit 0
+fi
+
+# The arguments of one test: KSELFTEST_<NAME>_ARGS as the kernel's
+# runner.sh reads it (split on blanks), then -t PATTERN per --case.
+test_args()
+{
+	local name=$1 var c
+
+	var=KSELFTEST_$(printf '%s' "$name" | tr -c '[:alnum:]' '_' | tr '[:lower:]' '[:upper:]')_ARGS
+	targs=(${!var:-})
+	for c in "${cases[@]}"; do
+		[ "${c%%/*}" = "$name" ] && targs+=(-t "${c#*/}")
+	done
+	return 0
+}
+
+if [ "$dry_run" = 1 ]; then
+	for t in "${tests[@]}"; do
+		test_args "$t"
+		echo "# $COLLECTION:$t: $bin_dir/$t${targs[*]:+ ${targs[*]}}"
+	done
 	exit 0
 fi
 
@@ -302,16 +435,16 @@ lock_out_dir()
 	local dir=$1 fd
 
 	if [ -e "$dir" ] && [ ! -d "$dir" ]; then
-		harness_error "-o $dir: exists and is not a directory"
+		harness_error "--out $dir: exists and is not a directory"
 	fi
 	if [ ! -d "$dir" ]; then
 		mkdir -p -- "$dir" 2>/dev/null ||
-			harness_error "-o $dir: cannot create it (not writable?)"
+			harness_error "--out $dir: cannot create it (not writable?)"
 		out_made=1
 	fi
-	{ exec {fd}<"$dir"; } 2>/dev/null || harness_error "-o $dir: cannot open it"
+	{ exec {fd}<"$dir"; } 2>/dev/null || harness_error "--out $dir: cannot open it"
 	if command -v flock >/dev/null && ! flock -n "$fd"; then
-		harness_error "-o $dir: another run is writing it (refusing to mix two runs in one folder)"
+		harness_error "--out $dir: another run is writing it (refusing to mix two runs in one folder)"
 	fi
 }
 
@@ -323,13 +456,13 @@ claim_out_dir()
 	[ -n "$dir" ] || dir=/
 	lock_out_dir "$dir"
 	parent=$(cd "$(dirname -- "$dir")" && pwd) ||
-		harness_error "-o $dir: cannot enter its parent"
+		harness_error "--out $dir: cannot enter its parent"
 	base=$(basename -- "$dir")
 	out_stage=$(mktemp -d "$parent/.$base.zc-run.XXXXXX" 2>/dev/null) ||
-		harness_error "-o $dir: cannot write in $parent (the run is written beside the folder, then renamed into it)"
+		harness_error "--out $dir: cannot write in $parent (the run is written beside the folder, then renamed into it)"
 	if [ -n "$(ls -A "$dir" 2>/dev/null)" ] && [ ! -f "$dir/results.json" ]; then
 		rm -rf -- "$out_stage"
-		harness_error "-o $dir: not empty and not a finished results folder (refusing to mix runs: give a new or empty folder)"
+		harness_error "--out $dir: not empty and not a finished results folder (refusing to mix runs: give a new or empty folder)"
 	fi
 	out_final=$parent/$base
 }
@@ -381,7 +514,7 @@ if [ "$nruns" -gt 1 ]; then
 		# runs an earlier pool left
 		lock_out_dir "${out_dir%/}"
 		[ -z "$(ls -A "$out_dir" 2>/dev/null)" ] ||
-			harness_error "-o $out_dir: not empty (-n N wants a new or empty folder: its runs would pool with the earlier ones)"
+			harness_error "--out $out_dir: not empty (--runs N wants a new or empty folder: its runs would pool with the earlier ones)"
 	else
 		out_dir=$(mktemp -d /tmp/zc-results.XXXXXX) ||
 			harness_error "cannot create a results folder in /tmp"
@@ -390,10 +523,16 @@ if [ "$nruns" -gt 1 ]; then
 	for t in "${tests[@]}"; do
 		args+=(-t "$t")
 	done
+	for c in "${cases[@]}"; do
+		args+=(--case "$c")
+	done
+	[ "$summary" = 1 ] && args+=(-s)
+	[ "$per_test_log" = 1 ] && args+=(-p)
+	[ "$netns" = 1 ] && args+=(--netns)
 	rc=0
 	for i in $(seq 1 "$nruns"); do
 		echo "# run $i of $nruns -> $out_dir/$i"
-		"$0" "${args[@]}" -o "$out_dir/$i"
+		"$0" "${args[@]}" --out "$out_dir/$i"
 		r=$?
 		# interrupted (signal) or the harness failed: no pool
 		[ "$r" -ge $EXIT_HARNESS ] && exit "$r"
@@ -431,6 +570,9 @@ if [ -n "$out_dir" ]; then
 	# read at the end (finish_results)
 	exec > >(tee "$out_dir/run.tap" 2>/dev/null)
 	tee_pid=$!
+elif [ "$per_test_log" = 1 ]; then
+	log_dir=$(mktemp -d /tmp/zc-run.XXXXXX) ||
+		harness_error "cannot create a log folder in /tmp"
 else
 	log_dir=$(mktemp -d /tmp/zc-run.XXXXXX) ||
 		harness_error "cannot create a log folder in /tmp"
@@ -716,7 +858,14 @@ run_one()
 	# ZC_PARENT_PID: the binary dies with this shell (PR_SET_PDEATHSIG,
 	# lib/core/util.c) whatever kills it, though setsid keeps it out of
 	# this shell's process group.
-	(cd "$bin_dir" && ZC_PARENT_PID=$$ exec setsid "./$name" </dev/null >"$log" 2>&1) &
+	test_args "$name"
+	if [ "$netns" = 1 ]; then
+		(cd "$bin_dir" && ZC_PARENT_PID=$$ exec setsid unshare -n "./$name" \
+			"${targs[@]}" </dev/null >"$log" 2>&1) &
+	else
+		(cd "$bin_dir" && ZC_PARENT_PID=$$ exec setsid "./$name" "${targs[@]}" \
+			</dev/null >"$log" 2>&1) &
+	fi
 	tpid=$!
 	wpid=""
 	# 0: no timeout, as the kernel's runner
@@ -724,7 +873,12 @@ run_one()
 		watchdog "$timeout_s" "$mark" &
 		wpid=$!
 	fi
-	follow "$log" &
+	# -s and -p keep a test's output in its log, out of the TAP
+	if [ "$summary" = 1 ] || [ "$per_test_log" = 1 ]; then
+		sleep 0 &
+	else
+		follow "$log" &
+	fi
 	lpid=$!
 	# wait prints bash's notice of a test killed by a signal: keep it out
 	# of the TAP stream.
@@ -765,8 +919,12 @@ run_one()
 	fi
 }
 
+# Kselftest mode only when asked: said first, since it changes the exit.
+[ -n "${ZC_KSFT:-}" ] &&
+	echo "# $ME: kselftest mode (--kselftest or ZC_KSFT=1): failed tests are in the TAP, the exit status is 0"
 echo "TAP version 13"
 echo "1..${#tests[@]}"
+[ "$per_test_log" = 1 ] && echo "# per-test logs in $log_dir"
 taint=$(read_taint)
 [ "$taint" != 0 ] && taint="$taint ($(taint_names "$taint"))"
 echo "# kernel $(uname -r): kernel.panic_on_warn=$(cat /proc/sys/kernel/panic_on_warn 2>/dev/null || echo unknown) tainted=$taint"

@@ -27,7 +27,7 @@ fi
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=98
-"$TOP/run_tests.sh" -b "$asan" -v -d "${ZC_CHECK_DURATION:-0.1}" -r 1 -o "$log/run" \
+"$TOP/run_tests.sh" -b "$asan" -v --duration "${ZC_CHECK_DURATION:-0.1}" -r 1 --out "$log/run" \
 	> "$log/out" 2>&1
 rc=$?
 reports=$(grep -hE 'ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error:' \

@@ -12,12 +12,12 @@
 d=$(mktemp -d /tmp/zc-check-conc.XXXXXX)
 trap 'rm -rf "$d"' EXIT
 before=$(state)
-args=(-b "$BUILD_DIR" -d "${ZC_CHECK_DURATION:-0.1}" -r 1)
+args=(-b "$BUILD_DIR" --duration "${ZC_CHECK_DURATION:-0.1}" -r 1)
 
-"$TOP/run_tests.sh" "${args[@]}" -o "$d/alone" > "$d/alone.out" 2>&1
-"$TOP/run_tests.sh" "${args[@]}" -o "$d/one" > "$d/one.out" 2>&1 &
+"$TOP/run_tests.sh" "${args[@]}" --out "$d/alone" > "$d/alone.out" 2>&1
+"$TOP/run_tests.sh" "${args[@]}" --out "$d/one" > "$d/one.out" 2>&1 &
 p1=$!
-"$TOP/run_tests.sh" "${args[@]}" -o "$d/two" > "$d/two.out" 2>&1 &
+"$TOP/run_tests.sh" "${args[@]}" --out "$d/two" > "$d/two.out" 2>&1 &
 p2=$!
 wait $p1
 rc1=$?

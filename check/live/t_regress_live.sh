@@ -13,12 +13,12 @@
 
 d=$(mktemp -d /tmp/zc-check-regress.XXXXXX)
 trap 'rm -rf "$d"' EXIT
-args=(-b "$BUILD_DIR" -t tap_copy -d "${ZC_CHECK_DURATION:-0.2}" -r 3)
+args=(-b "$BUILD_DIR" -t tap_copy --duration "${ZC_CHECK_DURATION:-0.2}" -r 3)
 
-"$TOP/run_tests.sh" "${args[@]}" -o "$d/clean" > "$d/clean.out" 2>&1
+"$TOP/run_tests.sh" "${args[@]}" --out "$d/clean" > "$d/clean.out" 2>&1
 expect "regress_live.clean_run_passes" grep -qx "1 passed, 0 failed, 0 skipped" "$d/clean.out"
 
-"$TOP/run_tests.sh" "${args[@]}" --baseline "$d/clean" -o "$d/again" > "$d/again.out" 2>&1
+"$TOP/run_tests.sh" "${args[@]}" --baseline "$d/clean" --out "$d/again" > "$d/again.out" 2>&1
 rc=$?
 if [ "$rc" -eq 0 ]; then
 	ok "regress_live.clean_vs_clean_no_regression"
@@ -27,7 +27,7 @@ else
 		"$(grep -E 'REGRESSED|regressed|result:' "$d/again.out" | head -n 8)"
 fi
 
-ZC_INJECT_TAP=1 "$TOP/run_tests.sh" "${args[@]}" --baseline "$d/clean" -o "$d/inject" \
+ZC_INJECT_TAP=1 "$TOP/run_tests.sh" "${args[@]}" --baseline "$d/clean" --out "$d/inject" \
 	> "$d/inject.out" 2>&1
 rc=$?
 if [ "$rc" -eq 1 ] && grep -q "zerocopy -> copied" "$d/inject.out"; then

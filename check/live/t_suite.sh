@@ -16,7 +16,7 @@ trap 'rm -rf "$out"' EXIT
 before=$(state)
 # the results in a folder of their own: run_tests.sh refuses a folder
 # that holds other files
-"$TOP/run_tests.sh" -b "$BUILD_DIR" -o "$out/r" > "$out/stdout" 2>&1
+"$TOP/run_tests.sh" -b "$BUILD_DIR" --out "$out/r" > "$out/stdout" 2>&1
 rc=$?
 sed 's/^/# /' "$out/stdout"
 

@@ -115,7 +115,7 @@ expect "runner.timeout_from_settings" \
 	grep -qx "# timeout set to $(sed -n 's/^timeout=//p' "$TOP/settings")" <<<"$out"
 
 out=$("$TOP/run_tests.sh" -b "$fake" -l)
-expect "runner.list" [ "$(echo $out)" = "a_pass b_fail c_skip d_xfail e_crash f_hang g_silent" ]
+expect "runner.list" [ "$(echo $out)" = "zc:a_pass zc:b_fail zc:c_skip zc:d_xfail zc:e_crash zc:f_hang zc:g_silent" ]
 
 # Usage errors: 128, outside kselftest's codes and git bisect's.
 "$TOP/run_tests.sh" -b "$fake" -t nosuch >/dev/null 2>&1
@@ -126,20 +126,20 @@ expect "runner.unknown_option_exit128" [ $? -eq 128 ]
 expect "runner.bad_repeat_exit128" [ $? -eq 128 ]
 
 logs=$(mktemp -d /tmp/zc-check-logs.XXXXXX)
-kselftest_override_timeout=5 "$TOP/run_tests.sh" -b "$fake" -t a_pass -t b_fail -o "$logs" >/dev/null 2>&1
+kselftest_override_timeout=5 "$TOP/run_tests.sh" -b "$fake" -t a_pass -t b_fail --out "$logs" >/dev/null 2>&1
 expect "runner.keeps_logs" grep -qx "ok 1 x" "$logs/a_pass.log"
 expect "runner.keeps_run_tap" grep -q "^not ok 2 selftests: zc: b_fail # exit=1" "$logs/run.tap"
 rm -rf "$logs"
 
 logs=$(mktemp -d /tmp/zc-check-logs.XXXXXX)
-"$TOP/run_tests.sh" -b "$fake" -t a_pass -n 3 -o "$logs" >/dev/null 2>&1
+"$TOP/run_tests.sh" -b "$fake" -t a_pass --runs 3 --out "$logs" >/dev/null 2>&1
 expect "runner.n_runs_each_kept" test -s "$logs/1/a_pass.log" -a -s "$logs/2/a_pass.log" \
 	-a -s "$logs/3/a_pass.log" -a ! -e "$logs/4"
 rm -rf "$logs"
 
 mkfake env_dump 'echo "# d=${ZC_DURATION:-} r=${ZC_REPEAT:-}"'
 echo "zc:env_dump" >> "$fake/kselftest-list.txt"
-out=$("$TOP/run_tests.sh" -b "$fake" -t env_dump -d 0.2 -r 4 2>&1)
+out=$("$TOP/run_tests.sh" -b "$fake" -t env_dump --duration 0.2 -r 4 2>&1)
 expect "runner.passes_duration_repeat" grep -qx "# # d=0.2 r=4" <<<"$out"
 
 # A kernel report logged after a binary's last case (its exit closed a
@@ -163,9 +163,9 @@ sed -i '/^zc:late_warn$/d' "$fake/kselftest-list.txt"
 rm -f "$fake/late_warn"
 
 # Inside a kselftest tree: the collection name from kselftest-list.txt,
-# the closing count as a "# " line, exit 0 although a test failed (as
-# lib.mk's run_tests). Found by itself where kselftest/runner.sh is two
-# levels up, as in tools/testing/selftests/net/zc or an installed tree.
+# or from the path where kselftest/runner.sh is two levels up, as in
+# tools/testing/selftests/net/zc or an installed tree. The exit status
+# stays the standalone one there: kselftest mode only when asked.
 ksft=$fake/ksft
 mkdir -p "$ksft/kselftest" "$ksft/net/zc"
 : > "$ksft/kselftest/runner.sh"
@@ -173,10 +173,13 @@ cp "$TOP/run_tests.sh" "$fake/a_pass" "$fake/b_fail" "$fake/settings" "$ksft/net
 printf 'net/zc:a_pass\nnet/zc:b_fail\n' > "$ksft/net/zc/kselftest-list.txt"
 out=$("$ksft/net/zc/run_tests.sh" 2>&1)
 rc=$?
-expect "runner.ksft_exit0_on_fail" [ "$rc" -eq 0 ]
+expect "runner.ksft_tree_exit_is_standalone" [ "$rc" -eq 1 ]
 expect "runner.ksft_collection" grep -qx "not ok 2 selftests: net/zc: b_fail # exit=1" <<<"$out"
+out=$("$ksft/net/zc/run_tests.sh" --kselftest 2>&1)
+rc=$?
+expect "runner.ksft_asked_exit0_on_fail" [ "$rc" -eq 0 ]
 expect "runner.ksft_count_is_diag" grep -qx "# 1 passed, 1 failed, 0 skipped" <<<"$out"
-expect "runner.ksft_list" [ "$("$ksft/net/zc/run_tests.sh" -l | tr '\n' ' ')" = "a_pass b_fail " ]
+expect "runner.ksft_list" [ "$("$ksft/net/zc/run_tests.sh" -l | tr '\n' ' ')" = "net/zc:a_pass net/zc:b_fail " ]
 rm "$ksft/net/zc/kselftest-list.txt"
 out=$("$ksft/net/zc/run_tests.sh" -b "$ksft/net/zc" -t b_fail 2>&1)
 expect "runner.ksft_collection_from_path" \
