@@ -16,8 +16,8 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	-b) BUILD_DIR=$(cd "$2" && pwd) || exit 1; shift ;;
 	-t) only+=("$2"); shift ;;
-	-h|--help) echo "usage: $0 [-b BUILD_DIR] [-t CHECK]..."; exit 0 ;;
-	*) echo "$0: unknown option '$1'" >&2; exit 1 ;;
+	-h|--help) echo "usage: $0 [-b BUILD_DIR] [-t CHECK]..."; echo "Exit: 0 every check passed, 1 one failed, 128 usage error."; exit 0 ;;
+	*) echo "run_checks.sh: unknown option '$1' (try --help)" >&2; exit 128 ;;
 	esac
 	shift
 done

@@ -76,6 +76,7 @@ install()
 		$(source_pkg) $(cross_pkg) >/dev/null || return 1
 }
 
+[ $# -le 1 ] || { echo "deps.sh: one option at most, got $# (try --help)" >&2; exit 128; }
 case "${1:---if-missing}" in
 --list)
 	echo $PKGS bpftool
@@ -107,8 +108,21 @@ case "${1:---if-missing}" in
 		exit 1
 	fi
 	;;
+-h|--help)
+	cat <<'USAGE'
+usage: deps.sh [--install|--if-missing|--list|--source|--help]
+  --install      install the Debian/Ubuntu packages the suite needs
+  --if-missing   (default) install only what is missing, as root with apt-get;
+                 otherwise say what is missing
+  --list         print the package list
+  --source       print the path of Debian's kernel source tarball, installing
+                 linux-source-X.Y when missing
+Exit: 0 done (nothing missing), 1 something missing or apt-get failed,
+128 usage error.
+USAGE
+	;;
 *)
-	echo "usage: $0 [--install|--if-missing|--list|--source]" >&2
-	exit 1
+	echo "deps.sh: unknown option '$1' (try --help)" >&2
+	exit 128
 	;;
 esac

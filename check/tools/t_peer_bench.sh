@@ -18,7 +18,7 @@ rc=$?
 expect "peer_bench.skip_without_source" \
 	test "$rc" = 4 -a -n "$(grep '^SKIP: .*not found' <<<"$out")"
 "$BENCH" -b "$BUILD_DIR" -r 0 >/dev/null 2>&1
-expect "peer_bench.bad_usage" test "$?" = 2
+expect "peer_bench.bad_usage_exit128" test "$?" = 128
 
 [ "$(id -u)" = 0 ] || { skip "peer_bench.run" "needs root"; t_done; }
 
