@@ -60,6 +60,8 @@ struct row {
 
 struct cause {
 	unsigned int apis;
+	/* Only about one device: a cause when that device was asked about. */
+	bool device_only;
 	char kind[16];
 	char what[400];
 	char fix[200];
@@ -73,6 +75,8 @@ static struct zc_tap *taps;
 static int ntaps;
 static bool opt_json;
 static const char *opt_iface, *opt_netns;
+/* The paths asked about (--api); default the send paths, AF_XDP with --iface. */
+static unsigned int opt_apis;
 static int nsfd = -1;
 static unsigned long target_ns;
 static int netns_taps;
@@ -116,6 +120,31 @@ static void add_cause(unsigned int apis, const char *kind, const char *fix,
 	va_start(ap, fmt);
 	vsnprintf(c->what, sizeof(c->what), fmt, ap);
 	va_end(ap);
+}
+
+/* A cause about one device's AF_XDP binds, not the namespace's sends. */
+static void mark_device_only(void)
+{
+	if (ncauses)
+		causes[ncauses - 1].device_only = true;
+}
+
+/*
+ * On the path asked about: an API asked for, and not a device's AF_XDP
+ * matter unless that device was asked about (--iface).
+ */
+static bool on_path(const struct cause *c)
+{
+	return (c->apis & opt_apis) && (!c->device_only || opt_iface);
+}
+
+static int path_causes(void)
+{
+	int i, n = 0;
+
+	for (i = 0; i < ncauses; i++)
+		n += on_path(&causes[i]);
+	return n;
 }
 
 static const char *yesno(int v)
@@ -315,9 +344,21 @@ static bool tap_applies(const struct zc_tap *t, int ifindex)
 	return !t->ifindex || !ifindex || t->ifindex == ifindex;
 }
 
+/* Advice for the tap as it is: bound or not, ignoring outgoing or not. */
+static const char *tap_fix(const struct zc_tap *t)
+{
+	if (t->ifindex)
+		return "it is bound to its device already and copies only sends through that device: stop it while measuring, or send through another device";
+	if (t->ignore_outgoing == 1)
+		return "it already ignores outgoing packets (PACKET_IGNORE_OUTGOING): before 6.15 veth's receive side still copies; stop it, or bind it to one device";
+	if (netns_taps == 0)
+		return "stop it, or bind it to one device (PACKET_IGNORE_OUTGOING spares the transmit path only): this kernel keeps one tap list for every namespace, 6.15+ keeps unbound taps to their own";
+	return "stop it, or bind it to one device; PACKET_IGNORE_OUTGOING spares the transmit path only";
+}
+
 static void host_taps(int ifindex)
 {
-	char line[320];
+	char line[320], cmd[160];
 	int i;
 
 	taps = calloc(MAX_TAPS, sizeof(*taps));
@@ -330,10 +371,11 @@ static void host_taps(int ifindex)
 		if (!tap_applies(t, ifindex))
 			continue;
 		zc_tap_format(t, line, sizeof(line));
-		add_cause(API_MSGZC | API_SENDZC, "tap",
-			  "stop it or bind it to its own device; PACKET_IGNORE_OUTGOING spares the transmit path only (before 6.15 veth's receive still copies); 6.15+ keeps unbound taps to their namespace",
+		if (zc_tap_cmdline(t, cmd, sizeof(cmd)))
+			snprintf(cmd, sizeof(cmd), "%s", t->pid ? t->comm : "owner unknown");
+		add_cause(API_MSGZC | API_SENDZC, "tap", tap_fix(t),
 			  "packet tap of pid %d (%s) in netns net:[%lu] sees %s: zero-copy sends are copied (skb_copy_ubufs)%s; %s",
-			  t->pid, t->pid ? t->comm : "owner unknown", t->netns,
+			  t->pid, cmd, t->netns,
 			  tap_scope(t), t->netns != target_ns ? ", although it is in another namespace" : "",
 			  line);
 	}
@@ -422,6 +464,8 @@ static int one_device(void *arg)
 		add_cause(API_XSKZC, "device", "qemu: -device virtio-net-pci,iommu_platform=on,disable-legacy=on",
 			  "%s (%s) advertises XSK zero-copy but the device lacks VIRTIO_F_ACCESS_PLATFORM: XDP_ZEROCOPY gives EINVAL",
 			  d->name, drv);
+	if (xskzc && ap == 0)
+		mark_device_only();
 	return 0;
 }
 
@@ -489,7 +533,8 @@ static unsigned int api_causes(int a)
 	int i;
 
 	for (i = 0; i < ncauses; i++)
-		n += !!(causes[i].apis & (1u << a));
+		n += !!(causes[i].apis & (1u << a)) &&
+		     (!causes[i].device_only || opt_iface);
 	return n;
 }
 
@@ -497,7 +542,12 @@ static void verdict_text(int a, char *buf, size_t len)
 {
 	unsigned int n = api_causes(a);
 
-	if (n)
+	if (!(opt_apis & (1u << a)))
+		snprintf(buf, len, "not asked (--api %s)%s", api_keys[a],
+			 n ? "; see the findings above" : "");
+	else if ((1u << a) == API_XSKZC && !opt_iface)
+		snprintf(buf, len, "which device? (--iface DEV)");
+	else if (n)
 		snprintf(buf, len, "copies or is refused: %u cause%s above", n, n == 1 ? "" : "s");
 	else if ((1u << a) == API_XSKZC && !xsk_zc_devs)
 		snprintf(buf, len, "no device here offers it (NETDEV_XDP_ACT_XSK_ZEROCOPY): binds copy");
@@ -508,11 +558,18 @@ static void verdict_text(int a, char *buf, size_t len)
 static void print_json(void)
 {
 	char v[160];
-	int i;
+	int i, first;
 
 	printf("{\n  \"kernel\": ");
 	json_str(zc_kernel_release());
-	printf(",\n  \"netns\": %lu,\n", target_ns);
+	printf(",\n  \"netns\": %lu,\n  \"asked\": [", target_ns);
+	for (i = 0, first = 1; i < 4; i++)
+		if (opt_apis & (1u << i)) {
+			printf("%s", first ? "" : ", ");
+			json_str(api_keys[i]);
+			first = 0;
+		}
+	printf("],\n");
 	json_rows("features", feats, nfeats, "state");
 	json_rows("limits", limits, nlimits, "value");
 	json_rows("devices", devs, ndevs, "driver");
@@ -520,8 +577,12 @@ static void print_json(void)
 	for (i = 0; i < ntaps; i++) {
 		const struct zc_tap *t = &taps[i];
 
+		char cmd[160];
+
 		printf("%s\n    {\"pid\": %d, \"comm\": ", i ? "," : "", t->pid);
 		json_str(t->comm);
+		printf(", \"cmdline\": ");
+		json_str(zc_tap_cmdline(t, cmd, sizeof(cmd)) ? "" : cmd);
 		printf(", \"netns\": %lu, \"ifindex\": %d, \"proto\": %u, \"running\": %s, \"ignore_outgoing\": %d, \"copies_tx\": %s, \"copies_rx\": %s, \"scope\": ",
 		       t->netns, t->ifindex, t->proto, t->running ? "true" : "false",
 		       t->ignore_outgoing, t->copies_tx ? "true" : "false",
@@ -533,7 +594,8 @@ static void print_json(void)
 	for (i = 0; i < ncauses; i++) {
 		printf("%s\n    {\"kind\": ", i ? "," : "");
 		json_str(causes[i].kind);
-		printf(", \"apis\": %u, \"what\": ", causes[i].apis);
+		printf(", \"apis\": %u, \"on_path\": %s, \"what\": ", causes[i].apis,
+		       on_path(&causes[i]) ? "true" : "false");
 		json_str(causes[i].what);
 		printf(", \"fix\": ");
 		json_str(causes[i].fix);
@@ -557,6 +619,21 @@ static void text_rows(const char *title, const struct row *rows, int n)
 		printf("  %-30s %-12s %s\n", rows[i].name, rows[i].state, rows[i].evidence);
 }
 
+static void print_causes(bool path)
+{
+	int i, a;
+
+	for (i = 0; i < ncauses; i++) {
+		if (on_path(&causes[i]) != path)
+			continue;
+		printf("  - [%s] %s\n    affects:", causes[i].kind, causes[i].what);
+		for (a = 0; a < 4; a++)
+			if (causes[i].apis & (1u << a))
+				printf(" %s;", api_names[a]);
+		printf("\n    fix: %s\n", causes[i].fix);
+	}
+}
+
 static void print_text(void)
 {
 	char line[320], v[160];
@@ -570,16 +647,22 @@ static void print_text(void)
 	text_rows("devices:", devs, ndevs);
 	printf("packet taps (%d, every namespace):\n", ntaps < 0 ? 0 : ntaps);
 	for (i = 0; i < ntaps; i++) {
+		char cmd[160];
+
 		zc_tap_format(&taps[i], line, sizeof(line));
 		printf("  netns net:[%lu] %s; sees %s\n", taps[i].netns, line, tap_scope(&taps[i]));
+		if (!zc_tap_cmdline(&taps[i], cmd, sizeof(cmd)))
+			printf("    command: %s\n", cmd);
 	}
-	printf("causes (%d):\n", ncauses);
-	for (i = 0; i < ncauses; i++) {
-		printf("  - [%s] %s\n    affects:", causes[i].kind, causes[i].what);
-		for (a = 0; a < 4; a++)
-			if (causes[i].apis & (1u << a))
-				printf(" %s;", api_names[a]);
-		printf("\n    fix: %s\n", causes[i].fix);
+	printf("causes on the path asked about (%d; --api", path_causes());
+	for (a = 0; a < 4; a++)
+		if (opt_apis & (1u << a))
+			printf(" %s", api_keys[a]);
+	printf("%s%s):\n", opt_iface ? ", --iface " : "", opt_iface ? opt_iface : "");
+	print_causes(true);
+	if (ncauses > path_causes()) {
+		printf("not causes of what was asked (%d):\n", ncauses - path_causes());
+		print_causes(false);
 	}
 	printf("verdict:\n");
 	for (a = 0; a < 4; a++) {
@@ -591,40 +674,89 @@ static void print_text(void)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: " NAME " [--json] [--iface DEV] [--netns PATH]\n"
+		"usage: " NAME " [--json] [--iface DEV] [--netns PATH] [--api API[,API...]]\n"
 		"Why does zero-copy copy here? A passive diagnosis: sends nothing, changes nothing.\n"
 		"  --iface DEV    one device (in the namespace of --netns, else this one)\n"
 		"  --netns PATH   the network namespace to look at (/proc/PID/ns/net, /run/netns/X)\n"
+		"  --api API      the paths asked about: msg_zerocopy, send_zc, af_xdp_zerocopy,\n"
+		"                 sockmap_splice or all (repeatable; default msg_zerocopy,send_zc,\n"
+		"                 and af_xdp_zerocopy with --iface)\n"
 		"  --json         one JSON object instead of text\n"
 		"  -h, --help     this text\n"
 		"Reports packet taps with pid and command (and whether this kernel scopes them\n"
 		"per namespace), XDP programs that force a copy, device offloads and XDP\n"
 		"features, limits and capabilities (user namespace included), kernel support\n"
-		"(BTF/behaviour), the causes found with their fixes, and a verdict per API.\n"
-		"Exit: 0 no cause found, 1 causes found, 2 usage or setup error.\n");
+		"(BTF/behaviour), the causes found with their fixes, those on the path asked\n"
+		"about first, and a verdict per API.\n"
+		"Exit: 0 zero-copy should hold for what was asked, 1 a cause on that path found,\n"
+		"2 setup error, 128 usage error (one line on stderr).\n");
+}
+
+/* --api LIST: 0, or -1 for a name none of the APIs has. */
+static int parse_apis(const char *arg)
+{
+	char buf[128], *tok, *save = NULL;
+	int a;
+
+	if (!*arg || strlen(arg) >= sizeof(buf))
+		return -1;
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "all")) {
+			opt_apis |= API_MSGZC | API_SENDZC | API_XSKZC | API_SOCKMAP;
+			continue;
+		}
+		for (a = 0; a < 4 && strcmp(tok, api_keys[a]); a++)
+			;
+		if (a == 4)
+			return -1;
+		opt_apis |= 1u << a;
+	}
+	return 0;
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, NAME ": ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, " (try --help)\n");
+	return -1;
 }
 
 static int parse(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "json", 0, NULL, 'j' }, { "iface", 1, NULL, 'i' },
-		{ "netns", 1, NULL, 'n' }, { "help", 0, NULL, 'h' }, { NULL },
+		{ "netns", 1, NULL, 'n' }, { "api", 1, NULL, 'a' },
+		{ "help", 0, NULL, 'h' }, { NULL },
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'j': opt_json = true; break;
 		case 'i': opt_iface = optarg; break;
 		case 'n': opt_netns = optarg; break;
+		case 'a':
+			if (parse_apis(optarg))
+				return usage_error("--api wants msg_zerocopy, send_zc, af_xdp_zerocopy, sockmap_splice or all, got '%s'",
+						   optarg);
+			break;
 		case 'h': usage(stdout); exit(0);
-		default: usage(stderr); return -1;
+		case ':': return usage_error("option '%s' needs an argument", argv[optind - 1]);
+		default: return usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, NAME ": unexpected argument '%s'\n", argv[optind]);
-		return -1;
-	}
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	if (!opt_apis)
+		opt_apis = API_MSGZC | API_SENDZC | (opt_iface ? API_XSKZC : 0);
+	return 0;
+}
+
+static int noop(void *arg)
+{
 	return 0;
 }
 
@@ -633,23 +765,28 @@ int main(int argc, char **argv)
 	int ifindex = 0;
 
 	if (parse(argc, argv))
-		return 2;
+		return ZC_EXIT_USAGE;
 	/* lib diagnostics (ktap_print_msg) go out as they come, no TAP. */
 	ktap_no_header();
 	if (opt_netns) {
+		int err;
+
+		/* Entering it is the test: setns refuses what is not a netns. */
 		nsfd = open(opt_netns, O_RDONLY | O_CLOEXEC);
-		if (nsfd < 0 || zc_netns_inode(nsfd) == 0) {
-			fprintf(stderr, NAME ": --netns %s: %s\n", opt_netns, strerror(errno));
-			return 2;
+		err = nsfd < 0 ? -errno : zc_netns_run(nsfd, noop, NULL);
+		if (err || zc_netns_inode(nsfd) == 0) {
+			fprintf(stderr, NAME ": --netns %s: %s (try --help)\n", opt_netns,
+				err == -EINVAL || !err ? "not a network namespace" : strerror(-err));
+			return ZC_EXIT_USAGE;
 		}
 	}
 	target_ns = zc_netns_inode(nsfd);
 	if (opt_iface) {
 		ifindex = nsfd >= 0 ? zc_netns_run(nsfd, iface_index, NULL) : iface_index(NULL);
 		if (ifindex < 0) {
-			fprintf(stderr, NAME ": --iface %s: no such device%s\n", opt_iface,
+			fprintf(stderr, NAME ": --iface %s: no such device%s (try --help)\n", opt_iface,
 				opt_netns ? " in that namespace" : "");
-			return 2;
+			return ZC_EXIT_USAGE;
 		}
 	}
 	netns_taps = zc_btf_has_member("net", "ptype_all");
@@ -665,5 +802,5 @@ int main(int argc, char **argv)
 	else
 		print_text();
 	free(taps);
-	return ncauses ? 1 : 0;
+	return path_causes() ? 1 : 0;
 }

@@ -142,6 +142,35 @@ static void read_comm(int pid, char *comm, size_t len)
 	fclose(f);
 }
 
+int zc_tap_cmdline(const struct zc_tap *t, char *buf, size_t len)
+{
+	char path[64];
+	size_t n, i;
+	FILE *f;
+
+	if (!len)
+		return -EINVAL;
+	buf[0] = '\0';
+	if (!t->pid)
+		return -ENOENT;
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", t->pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	n = fread(buf, 1, len - 1, f);
+	fclose(f);
+	/* Arguments are NUL-separated; a kernel thread has none. */
+	while (n && buf[n - 1] == '\0')
+		n--;
+	for (i = 0; i < n; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+		else if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
+			buf[i] = '?';
+	buf[n] = '\0';
+	return n ? 0 : -ENOENT;
+}
+
 static void scan_pid_fds(int pid, struct zc_tap *taps, int n)
 {
 	char path[300];
