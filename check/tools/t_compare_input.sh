@@ -72,7 +72,7 @@ fi
 mkdir -p "$tmp/kdir"
 cp "$FIX/kselftest_net.tap" "$tmp/kdir/run.tap"
 run "$RES" "$tmp/kdir"
-if [ "$rc" = 1 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && [ ! -e "$tmp/kdir/result.txt" ]; then
+if [ "$rc" = 125 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && [ ! -e "$tmp/kdir/result.txt" ]; then
 	ok "item2.results_refuses_kernel_run_tap"
 else
 	not_ok "item2.results_refuses_kernel_run_tap" "exit $rc" "$(head -n 3 "$tmp/err")" \
@@ -99,7 +99,7 @@ expect "item2.compare_refuses_unknown_format_file" \
 	test "$rc" = 125 -a "$(wc -l <"$tmp/err")" = 1
 sum=$(md5sum <"$tmp/fmt/results.json")
 run "$RES" "$tmp/fmt"
-if [ "$rc" = 1 ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
+if [ "$rc" = 125 ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
 	[ "$(md5sum <"$tmp/fmt/results.json")" = "$sum" ]; then
 	ok "item2.results_keeps_unknown_format # $(cat "$tmp/err")"
 else
