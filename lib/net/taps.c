@@ -148,10 +148,8 @@ int zc_tap_cmdline(const struct zc_tap *t, char *buf, size_t len)
 	size_t n, i;
 	FILE *f;
 
-	if (!len)
-		return -EINVAL;
 	buf[0] = '\0';
-	if (!t->pid)
+	if (!t->pid || len < 2)
 		return -ENOENT;
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", t->pid);
 	f = fopen(path, "re");
@@ -159,7 +157,6 @@ int zc_tap_cmdline(const struct zc_tap *t, char *buf, size_t len)
 		return -errno;
 	n = fread(buf, 1, len - 1, f);
 	fclose(f);
-	/* Arguments are NUL-separated; a kernel thread has none. */
 	while (n && buf[n - 1] == '\0')
 		n--;
 	for (i = 0; i < n; i++)

@@ -40,10 +40,7 @@ struct zc_tap {
 int zc_taps_list(int nsfd, struct zc_tap *taps, int max);
 /* Parse one /proc/net/packet line; 0, or -1 for the header/garbage. */
 int zc_taps_parse_line(const char *line, struct zc_tap *t);
-/*
- * The owner's full command line (/proc/PID/cmdline, arguments joined by
- * spaces, control bytes as '?'), truncated to len: 0, or -errno.
- */
+/* The owner's /proc/PID/cmdline, arguments joined by spaces: 0 or -errno. */
 int zc_tap_cmdline(const struct zc_tap *t, char *buf, size_t len);
 /* One line per tap: "tap inode=... pid=... comm=... ifindex=..." */
 int zc_tap_format(const struct zc_tap *t, char *buf, size_t len);
