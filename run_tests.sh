@@ -422,7 +422,7 @@ if [ "$dry_run" = 1 ]; then
 	exit 0
 fi
 
-# -o DIR is written by one run, whole. DIR itself is locked (flock on
+# --out DIR is written by one run, whole. DIR itself is locked (flock on
 # it, released with the last process holding it) so a second run is
 # refused before it starts; the run writes into a fresh sibling
 # .NAME.zc-run.XXXXXX and renames it into place when done, so it never

@@ -154,7 +154,7 @@ expect "runner TAP without nested output: test failure found" 1 \
 	"REGRESSED test +tap_copy_fallback: pass -> fail.*exit=1" \
 	"$TMP/top.tap" "$TMP/top_fail.tap"
 
-# results directories as run_tests.sh -o DIR leaves them
+# results directories as run_tests.sh --out DIR leaves them
 mkdir -p "$TMP/base" "$TMP/new"
 cp base.log "$TMP/base/tap_copy_fallback.log"
 cp sendzc_notif.log "$TMP/base/sendzc_notif.log"

@@ -21,7 +21,7 @@ run()
 	rc=$?
 }
 
-# A results directory as run_tests.sh -o leaves it, of the given tests.
+# A results directory as run_tests.sh --out leaves it, of the given tests.
 mkdir_run()
 {
 	local d=$1 t
@@ -149,6 +149,7 @@ printf '#!/bin/bash\necho "TAP version 13"; echo "1..1"; echo "ok 1 x"\n' >"$fak
 chmod +x "$fake/a_pass"
 echo "zc:a_pass" >"$fake/kselftest-list.txt"
 ZC_KMSG_FILE=/dev/null "$TOP/run_tests.sh" -b "$fake" --out "$tmp/rr" >/dev/null 2>&1 ||
+	[ -s "$tmp/rr/run.tap" ] ||
 	ZC_KMSG_FILE=/dev/null "$TOP/run_tests.sh" -b "$fake" -o "$tmp/rr" >/dev/null 2>&1
 python3 - "$tmp/rr/results.json" "$(uname -r)" <<'PY'
 import json, sys

@@ -68,7 +68,7 @@ assert "fail" not in [t["status"] for t in r["tests"].values()]' "$d/results.jso
 	one_line_exit "$label.compares_cannot_decide" 125 $? "$fake/err"
 }
 
-"${RUN[@]}" -t h_slow -o "$fake/good" >/dev/null 2>&1
+"${RUN[@]}" -t h_slow --out "$fake/good" >/dev/null 2>&1
 
 # SIGINT and SIGTERM to the runner while its test runs. Job control:
 # without it a background job ignores SIGINT.
@@ -76,7 +76,7 @@ set -m
 for sig in INT TERM; do
 	d=$fake/sig$sig
 	: > "$fake/started"
-	ZC_FAKE_SLEEP=20 "${RUN[@]}" -t h_slow -o "$d" >/dev/null 2>&1 &
+	ZC_FAKE_SLEEP=20 "${RUN[@]}" -t h_slow --out "$d" >/dev/null 2>&1 &
 	rpid=$!
 	for i in $(seq 1 50); do [ -s "$fake/started" ] && break; sleep 0.1; done
 	sleep 0.5
@@ -92,7 +92,7 @@ done
 # incomplete folder, and it compares as "cannot decide"
 d=$fake/killed
 : > "$fake/started"
-ZC_FAKE_SLEEP=20 "${RUN[@]}" -t h_slow -o "$d" >/dev/null 2>&1 &
+ZC_FAKE_SLEEP=20 "${RUN[@]}" -t h_slow --out "$d" >/dev/null 2>&1 &
 rpid=$!
 for i in $(seq 1 50); do [ -s "$fake/started" ] && break; sleep 0.1; done
 sleep 0.5
@@ -124,11 +124,11 @@ one_line_exit "abort.cut_logs_cannot_decide" 125 $? "$fake/err"
 # it starts anything; the first is whole.
 d=$fake/shared
 : > "$fake/started"
-ZC_FAKE_SLEEP=3 "${RUN[@]}" -t h_slow -o "$d" >/dev/null 2>&1 &
+ZC_FAKE_SLEEP=3 "${RUN[@]}" -t h_slow --out "$d" >/dev/null 2>&1 &
 rpid=$!
 for i in $(seq 1 50); do [ -s "$fake/started" ] && break; sleep 0.1; done
 : > "$fake/started"
-"${RUN[@]}" -t a_pass -o "$d" >/dev/null 2>"$fake/err"
+"${RUN[@]}" -t a_pass --out "$d" >/dev/null 2>"$fake/err"
 one_line_exit "abort.second_run_refused" 125 $? "$fake/err"
 wait "$rpid"
 rc=$?
@@ -140,9 +140,9 @@ r = json.load(open(sys.argv[1]))
 assert sorted(r["cases"]) == ["h_slow/first", "h_slow/second"], r["cases"]' "$d/results.json"
 
 # A later run into a used folder reads nothing the earlier one left.
-"${RUN[@]}" -t a_pass -t b_fail -o "$fake/r1" >/dev/null 2>&1
+"${RUN[@]}" -t a_pass -t b_fail --out "$fake/r1" >/dev/null 2>&1
 cp -a "$fake/r1" "$fake/r1mix"
-"${RUN[@]}" -t a_pass -o "$fake/r1mix" >/dev/null 2>&1
+"${RUN[@]}" -t a_pass --out "$fake/r1mix" >/dev/null 2>&1
 expect "abort.rerun_replaces_never_mixes" python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -151,13 +151,13 @@ expect "abort.rerun_no_old_log" [ ! -e "$fake/r1mix/b_fail.log" ]
 mkdir "$fake/other"
 echo mine >"$fake/other/notes"
 : > "$fake/started"
-"${RUN[@]}" -t a_pass -o "$fake/other" >/dev/null 2>"$fake/err"
+"${RUN[@]}" -t a_pass --out "$fake/other" >/dev/null 2>"$fake/err"
 one_line_exit "abort.foreign_folder_refused" 125 $? "$fake/err"
 expect "abort.foreign_folder_untouched" [ "$(ls -A "$fake/other")" = notes -a ! -s "$fake/started" ]
 
 # An -o it cannot write: one line before anything runs, no FAIL.
 : > "$fake/started"
-"${RUN[@]}" -t a_pass -o /sys/kernel >"$fake/out" 2>"$fake/err"
+"${RUN[@]}" -t a_pass --out /sys/kernel >"$fake/out" 2>"$fake/err"
 one_line_exit "abort.unwritable_o_one_line" 125 $? "$fake/err"
 expect "abort.unwritable_o_nothing_ran" [ ! -s "$fake/started" -a ! -s "$fake/out" ]
 
@@ -185,7 +185,7 @@ if [ "$(id -u)" != 0 ]; then
 else
 	mkdir "$fake/tiny"
 	mount -t tmpfs -o size=64k zcab-tiny "$fake/tiny"
-	"${RUN[@]}" -t big -o "$fake/tiny/r" >/dev/null 2>"$fake/err"
+	"${RUN[@]}" -t big --out "$fake/tiny/r" >/dev/null 2>"$fake/err"
 	one_line_exit "abort.full_disk_o_is_an_error" 125 $? "$fake/err"
 	expect "abort.full_disk_o_names_it" grep -q "no space left\|No space left" "$fake/err"
 	expect "abort.full_disk_o_no_half_results" \
