@@ -186,7 +186,7 @@ static int set_defaults(struct zc_opts *o, const struct zc_test_desc *d,
 	o->size = d->size_default;
 	zc_default_cpus(&o->cpu_tx, &o->cpu_rx);
 	/*
-	 * The runner's --duration/--runs reach every binary through the
+	 * The runner's --duration/--repeat reach every binary through the
 	 * environment: a bad value there is the same usage error as on the
 	 * command line, never a silent default.
 	 */
