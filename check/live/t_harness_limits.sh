@@ -15,10 +15,12 @@ SM=$BUILD_DIR/sockmap_splice
 tmp=$(mktemp -d /tmp/zc-check-limits.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-# SIGSTOP of the measuring process for 20 s in its 4 s repeat
-"$SM" -t rate_plain_read --duration 4 --repeat 1 >"$tmp/stop.out" 2>&1 &
+# SIGSTOP of the measuring process for 20 s in the first of its three
+# 2 s repeats (the issue's reproduction: the producer's time ran out
+# while stopped, the next repeat stalled, not ok)
+"$SM" -t rate_plain_read --duration 2 --repeat 3 >"$tmp/stop.out" 2>&1 &
 pid=$!
-sleep 2.5
+sleep 1.5
 kill -STOP "$pid"
 sleep 20
 kill -CONT "$pid"
@@ -27,9 +29,6 @@ rc=$?
 line=$(grep -E '^(not )?ok 1 ' "$tmp/stop.out")
 if grep -q "^ok 1 rate_plain_read # SKIP harness stall: .*not scheduled for" <<<"$line"; then
 	ok "harness_limits.sigstop_is_a_harness_stall # ${line#*SKIP }"
-elif grep -q "^ok 1 rate_plain_read$" <<<"$line"; then
-	# the repeat measured again, clean: also no kernel verdict from the stop
-	ok "harness_limits.sigstop_is_a_harness_stall # measured again after the stop"
 else
 	not_ok "harness_limits.sigstop_is_a_harness_stall" "exit $rc: $line" \
 		"$(grep -E 'stalled|rate_plain_read:' "$tmp/stop.out" | head -n 3)"

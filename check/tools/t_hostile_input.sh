@@ -56,9 +56,17 @@ runs "$tmp/nan" nan
 one_line_125 "hostile.nan_metric_no_verdict" "$CMP" "$tmp/base" "$tmp/nan"
 
 # a results.json 200000 arrays deep, as a file and inside a results dir
-python3 -c 'import sys; n = 200000; sys.stdout.write("[" * n + "]" * n)' \
+python3 -c 'import sys; n = 200000
+sys.stdout.write("{\"format\": \"zc-results/1\", \"tests\": " + "[" * n + "]" * n + "}")' \
 	>"$tmp/deep.json"
 one_line_125 "hostile.deep_json_file_one_line_125" "$CMP" "$FIX/base.log" "$tmp/deep.json"
+mkdir "$tmp/deepcmp"
+cp "$FIX/base.log" "$tmp/deepcmp/tap_copy_fallback.log"
+cp "$tmp/deep.json" "$tmp/deepcmp/results.json"
+timeout 10 "$CMP" "$FIX/base.log" "$tmp/deepcmp" >/dev/null 2>"$tmp/err"
+rc=$?
+expect "hostile.deep_results_json_in_dir_no_traceback" \
+	[ "$rc" -le 125 -a "$(grep -c Traceback "$tmp/err")" -eq 0 ]
 mkdir "$tmp/deepdir"
 cp "$FIX/base.log" "$tmp/deepdir/tap_copy_fallback.log"
 cp "$tmp/deep.json" "$tmp/deepdir/results.json"
