@@ -142,9 +142,9 @@ static void emit_config(void)
 	struct zc_opts o = { .duration = 0.25, .repeat = 2, .warmup = 0.2 };
 
 	ktap_no_header();
-	zc_config(&o, "udp4.rate.send", "size=%d ring=%s", 4096, "none");
-	zc_config(&o, "two words", "gen=AF_PACKET(qdisc bypass) mtu=%d", 1500);
-	zc_config(&o, "bare", NULL);
+	zc_report_config(&o, "udp4.rate.send", "size=%d ring=%s", 4096, "none");
+	zc_report_config(&o, "two words", "gen=AF_PACKET(qdisc bypass) mtu=%d", 1500);
+	zc_report_config(&o, "bare", NULL);
 }
 
 /* Every word after "# config: WHAT" is key=value with a non-empty key. */

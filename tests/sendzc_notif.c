@@ -460,7 +460,7 @@ static void rate_config(const struct zc_case *zc, const struct ctx *c,
 	int sndbuf = 0;
 
 	getsockopt(tx->fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &len);
-	zc_config(&c->o, zc->name,
+	zc_report_config(&c->o, zc->name,
 		  "mode=%s size=%zu depth=%u one_buffer=%s fixed_buf=%s report_usage=%s ring=%s sndbuf=%d proto=udp4 sink=tc_drop cpu_tx=%d cpu_rx=%d mtu=%d",
 		  zc_send_mode_name(cfg->mode), cfg->size, cfg->depth,
 		  cfg->one_buffer ? "yes" : "no",

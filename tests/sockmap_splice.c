@@ -33,7 +33,7 @@
 #include "sockmap/sockmap_stream.h"
 #include "core/util.h"
 
-#define NAME		"sockmap_splice"
+#define TEST_NAME		"sockmap_splice"
 #define EOF_BYTES	777777UL	/* below the period: one contiguous write */
 #define VARIANT_BYTES	(16UL << 20)
 /* Cases that count queued bytes need them all queued, not in the backlog. */
@@ -165,13 +165,13 @@ static void rate_fill(struct row *r)
 	r->default_rcvbuf = r->arm == A_DEFAULT_RCVBUF;
 	r->zc.pre = r->mode == ZC_SM_PLAIN ? NULL :
 		    r->arm == A_SPLICE ? pre_splice : pre_bpf;
-	snprintf(r->rate, sizeof(r->rate), NAME ".%s.%s", mode, metric[r->arm]);
+	snprintf(r->rate, sizeof(r->rate), TEST_NAME ".%s.%s", mode, metric[r->arm]);
 	if (r->arm == A_SPLICE) {
 		read_arm[r->mode] = *r;
 		read_arm[r->mode].arm = A_READ;
 		rate_fill(&read_arm[r->mode]);
 		r->ref = &read_arm[r->mode];
-		snprintf(r->ratio, sizeof(r->ratio), NAME ".%s.splice_read_ratio", mode);
+		snprintf(r->ratio, sizeof(r->ratio), TEST_NAME ".%s.splice_read_ratio", mode);
 	}
 }
 
@@ -679,7 +679,7 @@ static void case_psock_teardown(const struct zc_case *c, const struct row *row,
 static void rate_config(struct ctx *cx, const struct row *s,
 			const struct zc_sm_topo *t)
 {
-	zc_config(&cx->o, s->rate, "rx=%s mode=%s size=%zu rcvbuf=%d rcvbuf_set=%s pipe=%d socket=stream in_flight=socket_buffers cpu_tx=%d cpu_rx=%d mtu=%d verify=%s",
+	zc_report_config(&cx->o, s->rate, "rx=%s mode=%s size=%zu rcvbuf=%d rcvbuf_set=%s pipe=%d socket=stream in_flight=socket_buffers cpu_tx=%d cpu_rx=%d mtu=%d verify=%s",
 		  s->call == ZC_SM_READ ? "read" : "splice",
 		  zc_sm_mode_name(s->mode), cx->pat.chunk, t->rcvbuf,
 		  s->default_rcvbuf || !cx->rcvbuf ? "default" : "SO_RCVBUFFORCE",
@@ -827,7 +827,7 @@ static int parse_extra(int val, const char *arg, void *ctx, struct zc_why *why)
 }
 
 static const struct zc_test_desc desc = {
-	.name = NAME,
+	.name = TEST_NAME,
 	.summary = "splice(2) and read(2) from a sockmap ingress queue, plain TCP as control",
 	.extra = extra_opts,
 	.parse = parse_extra,

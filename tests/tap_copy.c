@@ -55,7 +55,7 @@
 #include "send/zcsend.h"
 #include "tap_copy.skel.h"
 
-#define NAME		"tap_copy"
+#define TEST_NAME		"tap_copy"
 #define SINK_PORT	9000	/* dropped by tc at b's ingress */
 #define RECV_PORT	9001	/* local receivers (passes tc) */
 #define TOPO_MTU	65535	/* ZC_PAIR devices may settle for less */
@@ -241,8 +241,8 @@ static const char *const proto_names[] = {
 	[P_UDP4] = "udp4", [P_UDP6] = "udp6", [P_TCP4] = "tcp4",
 };
 static const char *const mode_names[] = {
-	[ZC_MODE_SEND] = "send", [MZ] = "msgzc", [SZ] = "sendzc",
-	[ZC_MODE_SEND_ZC_FIXED] = "sendzc_fixed",
+	[ZC_MODE_SEND] = "send", [MZ] = "msg_zerocopy", [SZ] = "send_zc",
+	[ZC_MODE_SEND_ZC_FIXED] = "send_zc_fixed",
 };
 static const char *const way_names[] = {
 	[W_NOTAP] = "notap", [W_TAP_SENDER_NS] = "tap_sender_ns",
@@ -461,7 +461,7 @@ static void arm_report(struct ctx *cx, const struct row *rc,
 		ktap_zcmode(prefix, st->zerocopy, st->copied);
 	else
 		ktap_zcmode(prefix, 0, st->completed);
-	zc_config(&cx->o, prefix,
+	zc_report_config(&cx->o, prefix,
 		  "mode=%s size=%zu depth=%u report_usage=%s ring=%s cpu_tx=%d cpu_rx=softirq_on_sending_cpu topology=%s a=%s drv_a=%s b=%s drv_b=%s mtu=%d sink=tc_clsact_ingress_drop tap=eth_p_all_unbound_sender_ns_for_tap witness=paused",
 		  zc_send_mode_name(rc->mode), udp_size(cx, AF_INET),
 		  rate_depth(rc), uring && zc_send_mode_zerocopy(rc->mode) ? "yes" : "no",
@@ -487,7 +487,7 @@ static int measure(struct ctx *cx, const struct row *rc,
 	int i, ret;
 
 	for (i = 0; i < 2; i++)
-		snprintf(prefix[i], sizeof(prefix[i]), NAME ".udp4.%s.%s",
+		snprintf(prefix[i], sizeof(prefix[i]), TEST_NAME ".udp4.%s.%s",
 			 mode_names[rc->mode], i ? "tap" : "notap");
 	ret = zc_taparm_ratio_run(&tr, &cx->k, &mc, &cfg, VERDICT_S, prefix[1],
 			       ratio, why);
@@ -517,7 +517,7 @@ static void case_rate(const struct zc_case *c, const struct row *rc,
 		ktap_fail(c->name, "%s", why.msg);
 		return;
 	}
-	snprintf(name, sizeof(name), NAME ".udp4.%s.tap_ratio", mode_names[rc->mode]);
+	snprintf(name, sizeof(name), TEST_NAME ".udp4.%s.tap_ratio", mode_names[rc->mode]);
 	ktap_metric(name, &ratio, "ratio");
 	ktap_pass(c->name);
 }
@@ -558,7 +558,7 @@ static void diag_once(struct ctx *cx)
 	if (cx->diag_done)
 		return;
 	cx->diag_done = true;
-	zc_config(&cx->o, "topology",
+	zc_report_config(&cx->o, "topology",
 		  "kind=%s a=%s drv_a=%s b=%s drv_b=%s mtu=%d udp4_size=%zu udp6_size=%zu tcp4_size=%d frag_size=%zu frag_mtu=%d packet_taps=%s",
 		  cx->k.t.real_pair ? "ZC_PAIR" : "veth", cx->k.t.a.ifname,
 		  cx->drv_a, cx->k.t.b.ifname, cx->drv_b, cx->k.t.mtu,
@@ -780,7 +780,7 @@ static int list_taps(void *arg)
 	ktap_no_header();
 	ret = zc_taps_report_path(cx->netns, &why);
 	if (why.msg[0])
-		fprintf(stderr, "%s: --netns %s: %s\n", NAME, cx->netns, why.msg);
+		fprintf(stderr, "%s: --netns %s: %s\n", TEST_NAME, cx->netns, why.msg);
 	return ret < 0 ? KSFT_FAIL : KSFT_PASS;
 }
 
@@ -830,7 +830,7 @@ static int check_opts(void *arg, struct zc_why *why)
 }
 
 static const struct zc_test_desc desc = {
-	.name = NAME,
+	.name = TEST_NAME,
 	.summary = "zero-copy sends copied by skb_copy_ubufs under packet taps, with a BPF copy witness",
 	.extra = extra_opts,
 	.parse = parse_extra,

@@ -559,7 +559,7 @@ static void print_config(const struct xsk_ctx *x, const struct zc_xsk_run *r,
 			if (*p == ' ')
 				*p = ',';
 	}
-	zc_config(o, c->name, "frame=%uB %s xdp=%s queue=%u generator=%s cpu_tx=%d cpu_rx=%d mtu=%d verify=%s cpu=whole_process_incl_generator",
+	zc_report_config(o, c->name, "frame=%uB %s xdp=%s queue=%u generator=%s cpu_tx=%d cpu_rx=%d mtu=%d verify=%s cpu=whole_process_incl_generator",
 		  x->d.frame_len, sock, zc_xsk_at_name(dc->at), x->d.queue,
 		  zc_xsk_gen_desc(&r->g), o->cpu_tx, o->cpu_rx, x->d.topo.mtu,
 		  o->verify ? "yes" : "no");

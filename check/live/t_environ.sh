@@ -73,7 +73,7 @@ run_seccomp()
 }
 
 if [ -x "$nou" ]; then
-	run_seccomp tap_copy 'udp4.msgzc.notap' -t 'udp4.*.notap' -t 'udp4.*.tap_sender_ns'
+	run_seccomp tap_copy 'udp4.msg_zerocopy.notap' -t 'udp4.*.notap' -t 'udp4.*.tap_sender_ns'
 	run_seccomp sendzc_notif 'udp4.rate.msg_zerocopy' -t 'udp4.send_zc.pairing.depth1' \
 		-t 'udp4.rate.msg_zerocopy' -t 'unix.*'
 else

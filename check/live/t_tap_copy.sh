@@ -15,7 +15,7 @@ BIN=$BUILD_DIR/tap_copy
 
 out=$("$BIN" --list)
 rc=$?
-bad=$(grep -vE '^(taps\.list|rate\.[a-z_]+|(udp4|udp6|tcp4)\.(msgzc|sendzc)\.[a-z_]+)$' <<<"$out")
+bad=$(grep -vE '^(taps\.list|rate\.[a-z_]+|(udp4|udp6|tcp4)\.(msg_zerocopy|send_zc)\.[a-z_]+)$' <<<"$out")
 expect "tap_copy.list" [ "$rc" = 0 -a "$(wc -l <<<"$out")" = 33 -a -z "$bad" ]
 expect "tap_copy.list_names_unique" [ -z "$(sort <<<"$out" | uniq -d)" ]
 
@@ -23,7 +23,7 @@ expect "tap_copy.list_names_unique" [ -z "$(sort <<<"$out" | uniq -d)" ]
 
 tap=$(mktemp /tmp/zc-check-tapcopy.XXXXXX)
 trap 'rm -f "$tap"' EXIT
-quick_run tap_copy "$tap" "$BIN" -t udp4.msgzc.notap -t udp4.sendzc.tap_sender_ns \
+quick_run tap_copy "$tap" "$BIN" -t udp4.msg_zerocopy.notap -t udp4.send_zc.tap_sender_ns \
 	--sends 4 --duration 0.05 --repeat 1
 
 # verdict CASE MODE: a PASS comes with "# zcmode CASE MODE".
@@ -39,6 +39,6 @@ verdict()
 	*) not_ok "tap_copy.$1" "${line:-not run}" ;;
 	esac
 }
-verdict udp4.msgzc.notap zerocopy
-verdict udp4.sendzc.tap_sender_ns copied
+verdict udp4.msg_zerocopy.notap zerocopy
+verdict udp4.send_zc.tap_sender_ns copied
 t_done

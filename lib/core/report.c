@@ -69,7 +69,7 @@ static void zc_config_format(char *buf, size_t len, const struct zc_opts *o,
 	put(&l, tail, strlen(tail));
 }
 
-void zc_config(const struct zc_opts *o, const char *what, const char *fmt, ...)
+void zc_report_config(const struct zc_opts *o, const char *what, const char *fmt, ...)
 {
 	char pairs[768] = "", line[1024];
 	va_list ap;

@@ -22,7 +22,7 @@ struct zc_rate;
  * spaces: a word without '=' is joined to the value before it with '_',
  * so the line always parses.
  */
-void zc_config(const struct zc_opts *o, const char *what, const char *fmt, ...)
+void zc_report_config(const struct zc_opts *o, const char *what, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /*
