@@ -450,6 +450,15 @@ static void test_sm_slip(void)
 	slip_of(&p, buf, len, &s, msg, sizeof(msg));
 	check(s.seg[0].src == 3000 && strstr(msg, "repeated") &&
 	      strstr(msg, "(-2000)"), "sm_slip.repeat_names_the_overlap", msg);
+	check(zc_sm_slip_repeats(&s, 1000) == 2 && !zc_sm_slip_repeats(&s, 65483),
+	      "sm_slip.repeat_of_whole_segments_counted", NULL);
+
+	/* verdict_pass's sighting: one MSS of lo (65483 B) received twice. */
+	len = slip_stream(&p, buf, (const uint64_t[][2]){ { 0, 200000 },
+		{ 200000 - 65483, 300000 } }, 2);
+	slip_of(&p, buf, len, &s, msg, sizeof(msg));
+	check(zc_sm_slip_repeats(&s, 65483) == 1 && !zc_sm_slip_repeats(&s, 65536),
+	      "sm_slip.duplicate_tcp_segment_is_one_mss", msg);
 
 	len = slip_stream(&p, buf, (const uint64_t[][2]){ { 0, 9000 } }, 1);
 	memset(buf + 4000, 0, 64);

@@ -22,6 +22,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/sock_diag.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 
 #include "core/meter.h"
@@ -36,6 +38,9 @@
 #define TEST_NAME		"sockmap_splice"
 #define EOF_BYTES	777777UL	/* below the period: one contiguous write */
 #define VARIANT_BYTES	(16UL << 20)
+/* verdict_pass_soak: SK_PASS transfers of VARIANT_BYTES, none started after this. */
+#define SOAK_S		10.0
+#define PASS_DUP_BUG	"sockmap-pass-duplicate-segment"
 /* Cases that count queued bytes need them all queued, not in the backlog. */
 #define QUEUE_RCVBUF	(8L << 20)
 
@@ -43,7 +48,8 @@ struct ctx;
 
 enum check {
 	C_READ_INGRESS, C_SPLICE_SUPPORT, C_SPLICE_INGRESS, C_SPLICE_PLAIN_TCP,
-	C_FIONREAD_POLL, C_EOF, C_EOF_SPLICE, C_VERDICT_PASS, C_VERDICT_EGRESS,
+	C_FIONREAD_POLL, C_EOF, C_EOF_SPLICE, C_VERDICT_PASS, C_VERDICT_PASS_SOAK,
+	C_VERDICT_EGRESS,
 	C_PSOCK_TEARDOWN_WARN, C_RATE,
 };
 /* A rate's arm: read, splice, or read at the kernel's default SO_RCVBUF. */
@@ -83,7 +89,8 @@ typedef void case_body(const struct zc_case *c, const struct row *r,
 typedef enum zc_pre case_pre(const struct zc_case *c, const struct row *r,
 			     struct ctx *cx, struct zc_why *why);
 static case_body case_transfer, case_splice_support, case_fionread_poll,
-	case_eof, case_verdict_pass, case_psock_teardown, case_rate;
+	case_eof, case_verdict_pass, case_pass_soak, case_psock_teardown,
+	case_rate;
 static case_pre pre_bpf, pre_splice, pre_splice_support, pre_eof_splice,
 	pre_fionread;
 
@@ -94,7 +101,7 @@ static const char *const check_names[] = {
 	[C_SPLICE_INGRESS] = "splice_ingress", [C_SPLICE_PLAIN_TCP] = "splice_plain_tcp",
 	[C_FIONREAD_POLL] = "fionread_poll", [C_EOF] = "eof",
 	[C_EOF_SPLICE] = "eof_splice", [C_VERDICT_PASS] = "verdict_pass",
-	[C_VERDICT_EGRESS] = "verdict_egress",
+	[C_VERDICT_PASS_SOAK] = "verdict_pass_soak", [C_VERDICT_EGRESS] = "verdict_egress",
 	[C_PSOCK_TEARDOWN_WARN] = "psock_teardown_warn", [C_RATE] = "rate",
 };
 static const char *const mode_names[] = {
@@ -125,6 +132,8 @@ static const struct row checks[] = {
 			   .call = ZC_SM_SPLICE, .bytes = EOF_BYTES, .whole_queue = true },
 	[C_VERDICT_PASS] = { .zc = { case_verdict_pass, pre_bpf },
 			     .mode = ZC_SM_PASS, .bytes = VARIANT_BYTES },
+	[C_VERDICT_PASS_SOAK] = { .zc = { case_pass_soak, pre_bpf },
+				  .mode = ZC_SM_PASS, .bytes = VARIANT_BYTES },
 	[C_VERDICT_EGRESS] = { .zc = { case_transfer, pre_bpf },
 			       .mode = ZC_SM_EGRESS, .bytes = VARIANT_BYTES },
 	[C_PSOCK_TEARDOWN_WARN] = { .zc = { case_psock_teardown, pre_bpf } },
@@ -144,7 +153,7 @@ static const struct row_matrix functional = {
 		ZC_AXIS(struct row, check, check_names, C_READ_INGRESS,
 			C_SPLICE_SUPPORT, C_SPLICE_INGRESS, C_SPLICE_PLAIN_TCP,
 			C_FIONREAD_POLL, C_EOF, C_EOF_SPLICE, C_VERDICT_PASS,
-			C_VERDICT_EGRESS, C_PSOCK_TEARDOWN_WARN),
+			C_VERDICT_PASS_SOAK, C_VERDICT_EGRESS, C_PSOCK_TEARDOWN_WARN),
 	},
 	.fill = check_fill,
 };
@@ -283,7 +292,7 @@ static bool splice_broken(const struct zc_case *c, struct ctx *cx)
 	return true;
 }
 
-/* 0 pass, -1 fail with why. */
+/* 0 pass, -1 fail with why, 1 a known kernel bug (XFAIL) with why. */
 typedef int topo_body(struct ctx *cx, struct zc_sm_topo *t,
 		      const struct row *r, struct zc_why *why);
 
@@ -304,7 +313,29 @@ static void topo_case(const struct zc_case *c, struct ctx *cx, topo_body *body)
 	}
 	ret = body(cx, &t, r, &why);
 	zc_sm_topo_close(&t);
-	ktap_result(c->name, !ret, "%s: %s", c->name, why.msg);
+	if (ret > 0)
+		ktap_xfail(c->name, "%s", why.msg);
+	else
+		ktap_result(c->name, !ret, "%s: %s", c->name, why.msg);
+}
+
+/*
+ * SK_PASS on lo delivered a run of whole TCP segments twice: in a
+ * 16 MiB stream the bytes from one offset on were those of exactly one
+ * MSS (65483 on lo) earlier, and the stream went on from there (seen on
+ * this project's 6.18.44 host; doc/tests.md). The test's writes and
+ * reads are 64 KiB, so a repeat of whole segments is the kernel's.
+ */
+static long pass_dup_segment(const struct zc_sm_topo *t,
+			     const struct zc_sm_slip *s, int *mss)
+{
+	socklen_t len = sizeof(*mss);
+
+	/* The segments are the sender's: c1's MSS (p1's reads 32768). */
+	if (t->mode != ZC_SM_PASS ||
+	    getsockopt(t->c1, IPPROTO_TCP, TCP_MAXSEG, mss, &len))
+		return 0;
+	return zc_sm_slip_repeats(s, *mss);
 }
 
 /* The whole pattern, exact and verified. */
@@ -312,8 +343,17 @@ static int transfer_body(struct ctx *cx, struct zc_sm_topo *t,
 			 const struct row *r, struct zc_why *why)
 {
 	uint64_t total = r->bytes ? r->bytes : (uint64_t)cx->bytes;
-	int ret = zc_sm_transfer(&cx->pat, t, r->call, total, why);
+	struct zc_sm_slip slip;
+	int mss = 0, ret;
+	long dup;
 
+	ret = zc_sm_transfer(&cx->pat, t, r->call, total, &slip, why);
+	dup = ret ? pass_dup_segment(t, &slip, &mss) : 0;
+	if (dup) {
+		zc_why_prefix(why, "known kernel bug %s: %ld B (%ld TCP segment(s) of MSS %d) received twice",
+			      PASS_DUP_BUG, dup * mss, dup, mss);
+		return 1;
+	}
 	if (!ret && !cx->o.quiet)
 		ktap_print_msg("%s: %llu bytes by %s, exact and verified, verdicts=%llu",
 			       zc_sm_mode_name(r->mode), (unsigned long long)total,
@@ -364,6 +404,45 @@ static void case_verdict_pass(const struct zc_case *c, const struct row *row,
 	else
 		ktap_print_msg("%s: splice probe on the SK_PASS socket: %s",
 			       c->name, po.why.msg);
+}
+
+/*
+ * verdict_pass's transfer again and again on fresh topologies, for at
+ * most SOAK_S: the SK_PASS duplicate (PASS_DUP_BUG) hit about one
+ * transfer in several hundred on this project's host, too rarely for
+ * verdict_pass alone to show it.
+ */
+static void case_pass_soak(const struct zc_case *c, const struct row *r,
+			   struct ctx *cx)
+{
+	double end = zc_now() + SOAK_S;
+	struct zc_why why = { "" };
+	struct zc_sm_topo t;
+	int n = 0, ret = 0;
+	bool quiet = cx->o.quiet;
+
+	cx->o.quiet = true;	/* one line for the case, not one a transfer */
+	while (!ret && zc_now() < end) {
+		if (zc_sm_topo_setup(&t, r->mode, cx->rcvbuf, &why)) {
+			ret = -1;
+			break;
+		}
+		ret = transfer_body(cx, &t, r, &why);
+		zc_sm_topo_close(&t);
+		n++;
+	}
+	cx->o.quiet = quiet;
+	if (ret > 0)
+		ktap_xfail(c->name, "transfer %d of %lu B: %s", n, VARIANT_BYTES,
+			   why.msg);
+	else if (ret < 0)
+		ktap_fail(c->name, "%s: transfer %d of %lu B: %s", c->name, n,
+			  VARIANT_BYTES, why.msg);
+	else
+		ktap_result(c->name, n > 0, "%s: no transfer ran", c->name);
+	if (!ret && !quiet)
+		ktap_print_msg("%s: %d transfers of %lu B in %.0f s, each exact and verified",
+			       c->name, n, VARIANT_BYTES, SOAK_S);
 }
 
 static void blind_note(const char *what)

@@ -140,3 +140,13 @@ void zc_sm_describe_slip(const unsigned char *ring, size_t period,
 		 gn + (off - s->slip_at), runs,
 		 pos < gn ? ", ..." : "");
 }
+
+long zc_sm_slip_repeats(const struct zc_sm_slip *s, long unit)
+{
+	int64_t d;
+
+	if (!s->nseg || s->seg[0].src < 0 || unit <= 0)
+		return 0;
+	d = (int64_t)s->seg[0].at - s->seg[0].src;
+	return d > 0 && d % unit == 0 ? d / unit : 0;
+}

@@ -40,4 +40,11 @@ void zc_sm_describe_slip(const unsigned char *ring, size_t period,
 			 const unsigned char *got, size_t n, int before,
 			 struct zc_sm_slip *s, char *buf, size_t len);
 
+/*
+ * How many whole units of unit bytes (a TCP segment) the first run of s
+ * repeats: received again from that many units back; 0 when it is not
+ * such a repeat.
+ */
+long zc_sm_slip_repeats(const struct zc_sm_slip *s, long unit);
+
 #endif

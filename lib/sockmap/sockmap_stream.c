@@ -208,6 +208,8 @@ void zc_sm_rx_error(struct zc_sm_rx *r, long ret, uint64_t total,
 		zc_sm_describe_slip(r->pat->ring, ZC_SM_PERIOD,
 				    r->pat->chunk, r->bad, r->seen, r->seen_len,
 				    r->seen_before, &s, slip, sizeof(slip));
+		if (r->slip)
+			*r->slip = s;
 		zc_why_set(why, "wrong byte at stream offset %ld %s: %s",
 			   r->bad, at, slip);
 	} else if (ret == -EBADMSG)
@@ -243,7 +245,8 @@ int zc_sm_nothing_more(struct zc_sm_topo *t, struct zc_why *why)
 }
 
 int zc_sm_transfer(const struct zc_sm_pattern *pat, struct zc_sm_topo *t,
-		   enum zc_sm_call call, uint64_t total, struct zc_why *why)
+		   enum zc_sm_call call, uint64_t total,
+		   struct zc_sm_slip *slip, struct zc_why *why)
 {
 	double deadline = zc_now() + TRANSFER_S;
 	struct zc_sm_producer p;
@@ -251,6 +254,9 @@ int zc_sm_transfer(const struct zc_sm_pattern *pat, struct zc_sm_topo *t,
 	long ret;
 
 	zc_sm_rx_init(&r, pat, t, call, true);
+	r.slip = slip;
+	if (slip)
+		slip->nseg = 0;
 	ret = zc_sm_producer_start(&p, pat, t->c1, total, TRANSFER_S);
 	if (ret)
 		return zc_why_set(why, "producer thread: %s", strerror(-ret));

@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "sockmap/producer.h"
+#include "sockmap/slip.h"
 #include "sockmap/sockmap.h"
 #include "core/why.h"
 
@@ -40,6 +41,7 @@ struct zc_sm_rx {
 	unsigned char *seen;
 	size_t seen_len;
 	int seen_before;	/* bytes of seen before the wrong one */
+	struct zc_sm_slip *slip;	/* zc_sm_rx_error's map of them, if set */
 };
 
 #define ZC_SM_SEEN_MAX	(1UL << 20)	/* bytes kept after a wrong one */
@@ -64,9 +66,12 @@ int zc_sm_nothing_more(struct zc_sm_topo *t, struct zc_why *why);
 /*
  * Send `total` pattern bytes from the producer thread and take every one
  * of them at the consumer, verified, then check nothing more arrives.
+ * slip (may be NULL): on a wrong byte, the map of what came instead
+ * (nseg 0 otherwise).
  */
 int zc_sm_transfer(const struct zc_sm_pattern *pat, struct zc_sm_topo *t,
-		   enum zc_sm_call call, uint64_t total, struct zc_why *why);
+		   enum zc_sm_call call, uint64_t total,
+		   struct zc_sm_slip *slip, struct zc_why *why);
 /* Take size more bytes at *off by read(2), verified. */
 int zc_sm_read_exact(const struct zc_sm_pattern *pat, struct zc_sm_topo *t,
 		     uint64_t *off, int size, struct zc_why *why);
