@@ -437,6 +437,15 @@ check "a guest stuck at boot (stall reports, no suite in --boot-timeout) stops e
 	eval '[ $? = 0 ] &&
 	      has "^vmtest: 6\.1\.0-57-amd64: stuck at boot \(4 stall reports before the suite started, 90 s after boot\); booting once more\$"'
 
+# A real run (Debian 6.12.117, TCG, --boot-timeout 5: stopped before the
+# suite twice): --report gives the BOOT-FAIL line and exit 4, no FAIL.
+"$VMTEST" --report "$HERE/fixtures/vmtest/bootfail" >"$OUT" 2>&1
+rc=$?
+check "a guest stuck at boot twice: BOOT-FAIL line, exit 4 (a skip), never vmtest: FAIL" \
+	eval '[ $rc = 4 ] &&
+	      has "^  vmtest: BOOT-FAIL 6\.12\.117\+deb12-amd64: stuck at boot twice under tcg: no suite output 5 s after boot" &&
+	      has "^vmtest: SKIP: no kernel reached its suite here" && ! has "vmtest: FAIL"'
+
 python3 "$TMP/unit.py" "$VMTEST" "$TMP" early_panic >"$OUT" 2>&1
 check "a panic before the suite started boots once more and says so; a second one fails; one after the suite started never retries" \
 	eval '[ $? = 0 ] &&
