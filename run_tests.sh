@@ -932,6 +932,8 @@ echo "# kernel $(uname -r): kernel.panic_on_warn=$(cat /proc/sys/kernel/panic_on
 provenance
 num=0
 for name in "${tests[@]}"; do
+	# a signal before this test started: it does not start
+	[ "$interrupted" != 0 ] && break
 	num=$((num + 1))
 	run_one "$num" "$name"
 	[ "$interrupted" != 0 ] && break
