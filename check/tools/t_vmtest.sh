@@ -341,6 +341,7 @@ if what == "boot_stuck":
 	assert vm.boot_stuck(reports, 241, 240) == \
 		"no suite output 241 s after boot (--boot-timeout 240 s)"
 	assert vm.boot_stuck(con + "zc-vm: run_tests.sh -d 0.2\n", 900, 240) is None
+	assert vm.boot_stuck("zc-vm: exec: cat /proc/sys/kernel/tainted\n", 900, 240) is None
 	lines = vm.stuck_lines(con)
 	assert lines[0].endswith("rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:"), lines
 	assert len(lines) <= 8 and any("timer wakeup didn't happen" in l
