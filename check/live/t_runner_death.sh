@@ -38,7 +38,7 @@ trial()
 	before=$(state)
 	exec 3>&2 2>/dev/null
 	ZC_DURATION=4 ZC_REPEAT=3 "$TOP/run_tests.sh" -b "$BUILD_DIR" -t sockmap_splice \
-		-o "$tmp/$label" >/dev/null 2>&1 </dev/null &
+		--out "$tmp/$label" >/dev/null 2>&1 </dev/null &
 	rpid=$!
 	if ! tpid=$(test_pid "$rpid"); then
 		kill -KILL -- -"$rpid"
