@@ -35,9 +35,11 @@ ok()
 # run TOOL ARGS...: stdout in $OUT, stderr in $ERR, exit code in $RC
 run()
 {
-	"$@" >"$OUT" 2>"$ERR"
+	"$@" >"$OUT.raw" 2>"$ERR"
 	RC=$?
 	cat "$ERR" >>"$ALLERR"
+	# a row's continuation lines (indented) joined to it, for the greps
+	sed -e ':a' -e 'N' -e '$!ba' -e 's/\n \{13,\}/ /g' "$OUT.raw" >"$OUT"
 }
 
 # expect NAME RC REGEX ARGS...: zc-compare ARGS exits RC, stdout matches REGEX
@@ -47,14 +49,14 @@ expect()
 
 	shift 3
 	# The fixtures are single runs judged by their own repeats.
-	run "$CMP" --min-runs 1 "$@"
+	run "$CMP" --all --all --min-runs 1 "$@"
 	[ "$RC" = "$rc" ] && { [ -z "$re" ] || grep -Eq -- "$re" "$OUT"; }
 	ok $? "$name"
 }
 
 metric_re()	# METRIC_SUFFIX VERDICT
 {
-	echo "^tap_copy_fallback\.$1 .* $2"
+	echo "^ *$2 +tap_copy_fallback\.$1 "
 }
 
 cd "$FIX" || exit 1
@@ -63,7 +65,7 @@ echo "1..65"
 
 expect "identical logs: no regression" 0 "^result: no regression" \
 	base.log base.log
-run "$CMP" --min-runs 1 --json base.log base.log
+run "$CMP" --all --min-runs 1 --json base.log base.log
 python3 - "$OUT" <<'EOF'
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -98,21 +100,21 @@ expect "rank test (--test rank) also flags a clear drop" 1 \
 	"$(metric_re udp4.sendzc.notap.throughput REGRESSED).*5 v 5 repeats" \
 	--test rank --alpha 0.01 base.log regressed.log
 expect "case pass -> fail: regression whatever the metrics" 1 \
-	"REGRESSED case +tap_copy_fallback/udp4.msgzc.notap: pass -> fail" \
+	"REGRESSED +case +tap_copy_fallback/udp4.msgzc.notap: pass -> fail" \
 	base.log fail.log
 grep -q "completion reported a copy for 12 of 40 sends" "$OUT"
 ok $? "failure reason comes from the diagnostic before 'not ok'"
 expect "pass -> skip for a new reason: regression" 1 \
-	"REGRESSED case +tap_copy_fallback/udp4.tap.ignore_outgoing: pass -> skip" \
+	"REGRESSED +case +tap_copy_fallback/udp4.tap.ignore_outgoing: pass -> skip" \
 	base.log skip_new.log
 expect "pass -> skip for a reason BASE already had: no regression" 0 \
 	"changed +case +tap_copy_fallback/udp4.tap.ignore_outgoing: pass -> skip" \
 	base.log skip_known.log
 expect "zcmode zerocopy -> copied: regression" 1 \
-	"REGRESSED zcmode tap_copy_fallback.udp4.sendzc.notap: zerocopy -> copied" \
+	"REGRESSED +zcmode tap_copy_fallback.udp4.sendzc.notap: zerocopy -> copied" \
 	base.log copied.log
 expect "case missing in NEW: regression" 1 \
-	"REGRESSED case +tap_copy_fallback/udp4.tap.ignore_outgoing: pass -> missing" \
+	"REGRESSED +case +tap_copy_fallback/udp4.tap.ignore_outgoing: pass -> missing" \
 	base.log missing.log
 expect "injected tap (copies, -65%): regression" 1 \
 	"$(metric_re udp4.sendzc.notap.throughput REGRESSED)" base.log tap.log
@@ -132,7 +134,7 @@ expect "one argument only: usage error, 128" 128 "" base.log
 expect "unknown option: usage error, 128" 128 "" --bogus base.log base.log
 expect "runner-prefixed log vs raw log of the same run: no regression" 0 \
 	"^result: no regression" base.log run_same.tap
-run "$CMP" --min-runs 1 --json --only tap_copy_fallback run_base.tap base.log
+run "$CMP" --all --min-runs 1 --json --only tap_copy_fallback run_base.tap base.log
 python3 - "$OUT" <<'EOF'
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -144,14 +146,14 @@ assert sum(s["kind"] == "case" for s in r["status"]) == 5
 EOF
 ok $? "runner format and raw format parse to the same cases and metrics"
 expect "runner TIMEOUT loses cases: regression" 1 \
-	"REGRESSED test +tap_copy_fallback: pass -> fail.*TIMEOUT 180 seconds" \
+	"REGRESSED +test +tap_copy_fallback: pass -> fail.*TIMEOUT 180 seconds" \
 	run_base.tap run_timeout.tap
 grep -v '^#' run_base.tap >"$TMP/top.tap"
 sed 's/^ok 2 \(.*\)/not ok 2 \1 # exit=1/' "$TMP/top.tap" >"$TMP/top_fail.tap"
 expect "runner TAP without nested output: test statuses compare" 0 \
 	"^result: no regression" "$TMP/top.tap" "$TMP/top.tap"
 expect "runner TAP without nested output: test failure found" 1 \
-	"REGRESSED test +tap_copy_fallback: pass -> fail.*exit=1" \
+	"REGRESSED +test +tap_copy_fallback: pass -> fail.*exit=1" \
 	"$TMP/top.tap" "$TMP/top_fail.tap"
 
 # results directories as run_tests.sh --out DIR leaves them
@@ -183,7 +185,7 @@ assert m["unit"] == "MB/s" and m["n"] == 5 and len(m["samples"]) == 5
 assert m["median"] == 15639.2 and m["min"] == 15210.4
 assert r["metrics"]["sendzc_notif.udp4.sendzc8.cpu_ns"]["unit"] == "ns/pkt"
 assert r["zcmode"]["tap_copy_fallback.udp4.sendzc.notap"]["mode"] == "zerocopy"
-assert r["zcmode"]["sendzc_notif/udp4.sendzc.pairing"]["mode"] == "zerocopy"
+assert r["zcmode"]["sendzc_notif.udp4.sendzc.pairing"]["mode"] == "zerocopy"
 assert r["tests"]["sendzc_notif"]["status"] == "pass"
 EOF
 ok $? "results.json: cases, reasons, metrics with samples, zcmode, machine"
@@ -208,12 +210,12 @@ ok $? "squad.json maps zc/<metric> to its samples"
 expect "results dir (results.json) vs itself: no regression" 0 \
 	"^result: no regression" "$TMP/base" "$TMP/base"
 expect "results dir vs dir of logs only: case failure found" 1 \
-	"REGRESSED case +sendzc_notif/tcp4.sendzc.out_of_order: pass -> fail" \
+	"REGRESSED +case +sendzc_notif/tcp4.sendzc.out_of_order: pass -> fail" \
 	"$TMP/base" "$TMP/new"
 grep -q "notification for user_data 7 never came" "$OUT"
 ok $? "failure reason carried from a results dir"
-grep -Eq "REGRESSED zcmode sendzc_notif/udp4.sendzc.pairing: zerocopy -> mixed" "$OUT"
-ok $? "zcmode named by case alone is keyed <test>/<name>"
+grep -Eq "REGRESSED +zcmode sendzc_notif.udp4.sendzc.pairing: zerocopy -> mixed" "$OUT"
+ok $? "zcmode named by case alone is keyed <test>.<name>, as metrics are"
 expect "results.json given as a file" 0 "^result: no regression" \
 	"$TMP/base/results.json" "$TMP/base/results.json"
 cp -r "$TMP/base" "$TMP/corrupt"
@@ -241,17 +243,17 @@ cp tap.log "$TMP/pooln/2/tap_copy_fallback.log"
 cp same.log "$TMP/poolf/1/tap_copy_fallback.log"
 cp fail.log "$TMP/poolf/2/tap_copy_fallback.log"
 expect "pooled runs: shown with all samples (n=10), judged by 2 v 2 runs" 1 \
-	"notap.throughput +MB/s +15[0-9]+ \[15121\.\.16022\] n=10 .*noisy \(p=.*2 v 2 runs" \
+	"noisy +tap_copy_fallback.udp4.sendzc.notap.throughput .* MB/s 15[0-9]+ \[15121\.\.16022\] n=10 .*p=.*2 v 2 runs" \
 	"$TMP/poolb" "$TMP/pooln"
 expect "pooled runs: a case failing in one run is a regression" 1 \
-	"REGRESSED case +tap_copy_fallback/udp4.msgzc.notap: pass -> fail" \
+	"REGRESSED +case +tap_copy_fallback/udp4.msgzc.notap: pass -> fail" \
 	"$TMP/poolb" "$TMP/poolf"
 expect "--exclude leaves out matching metrics" 0 "^result: no regression" \
 	--exclude '*.notap.*' base.log regressed.log
 ! grep -q "notap.throughput" "$OUT"
 ok $? "--exclude: excluded metric not shown"
 
-run "$CMP" --min-runs 1 --html "$TMP/r.html" base.log tap.log
+run "$CMP" --all --min-runs 1 --html "$TMP/r.html" base.log tap.log
 [ "$RC" = 1 ] && [ -s "$TMP/r.html" ]
 ok $? "--html writes the page and keeps the exit code"
 python3 - "$TMP/r.html" <<'EOF'
@@ -265,7 +267,7 @@ assert urls <= {"http://www.w3.org/2000/svg"}, urls
 assert s.count("<svg") == 6, s.count("<svg")
 assert "zerocopy" in s and "copied" in s and "regressed" in s
 
-VOID = {"meta", "br"}
+VOID = {"meta", "br", "wbr"}
 class Check(HTMLParser):
 	def __init__(self):
 		super().__init__()
@@ -288,12 +290,12 @@ ok $? "--html page is self-contained, balanced, one inline SVG per metric"
 
 # By default a metric is judged only with 3 runs a side: one run's
 # repeats do not cover the drift between runs.
-run "$CMP" base.log regressed.log
+run "$CMP" --all base.log regressed.log
 [ "$RC" = 125 ] && grep -Eq "$(metric_re udp4.sendzc.notap.throughput insufficient)" "$OUT" &&
 	grep -q "1 run(s) a side, 3 needed" "$OUT" &&
 	grep -q "^result: cannot decide: .* too few runs" "$OUT"
 ok $? "one run a side: metrics insufficient by default, cannot decide (125)"
-run "$CMP" --allow-short base.log regressed.log
+run "$CMP" --all --allow-short base.log regressed.log
 [ "$RC" = 0 ] && grep -q "^result: no regression found" "$OUT"
 ok $? "--allow-short: too few runs leave the statuses to decide, exit 0"
 mkdir -p "$TMP/p/base" "$TMP/p/new"
@@ -302,7 +304,7 @@ for i in 1 2 3; do
 	cp base.log "$TMP/p/base/$i/tap_copy_fallback.log"
 	cp regressed.log "$TMP/p/new/$i/tap_copy_fallback.log"
 done
-run "$CMP" "$TMP/p/base" "$TMP/p/new"
+run "$CMP" --all "$TMP/p/base" "$TMP/p/new"
 [ "$RC" = 1 ] && grep -Eq "$(metric_re udp4.sendzc.notap.throughput REGRESSED)" "$OUT"
 ok $? "three runs a side: the regression is judged"
 
@@ -334,27 +336,27 @@ LOG
 # drift between runs: whole runs 10% apart, repeats inside a run 1% apart
 mkruns "$TMP/r/base" 30000@800 33000@800 27000@800
 mkruns "$TMP/r/drift" 26000@800 31500@800 25500@800
-run "$CMP" "$TMP/r/base" "$TMP/r/drift"
+run "$CMP" --all "$TMP/r/base" "$TMP/r/drift"
 [ "$RC" = 0 ] && grep -Eq "$(metric_re udp4.sendzc.notap.throughput noisy).*3 v 3 runs" "$OUT"
 ok $? "drift between runs (-8% with 10% run-to-run spread): noisy, exit 0"
 mkruns "$TMP/r/steady" 30000@800 30300@800 29700@800
 mkruns "$TMP/r/shift" 25500@800 25700@800 25300@800
-run "$CMP" "$TMP/r/steady" "$TMP/r/shift"
+run "$CMP" --all "$TMP/r/steady" "$TMP/r/shift"
 [ "$RC" = 1 ] && grep -Eq "$(metric_re udp4.sendzc.notap.throughput REGRESSED)" "$OUT" &&
 	grep -Eq "$(metric_re udp4.sendzc.tap_ratio unchanged)" "$OUT"
 ok $? "real shift (-16%, runs separated): regressed, exit 1; paired n=3 ratio judged"
 mkruns "$TMP/r/calib" 30200@700 29900@700 30400@700
-run "$CMP" "$TMP/r/base" "$TMP/r/calib"
+run "$CMP" --all "$TMP/r/base" "$TMP/r/calib"
 [ "$RC" = 0 ] && grep -Eq "$(metric_re udp4.sendzc.notap.throughput unchanged)" "$OUT" &&
 	grep -q "note: machine speed (calibration) of tap_copy_fallback moved -12.5%" "$OUT"
 ok $? "calibration moved, rates did not: unchanged, the move named, exit 0"
 mkruns "$TMP/r/calibreg" 24000@740 24200@740 23800@740
-run "$CMP" "$TMP/r/steady" "$TMP/r/calibreg"
+run "$CMP" --all "$TMP/r/steady" "$TMP/r/calibreg"
 [ "$RC" = 1 ] && grep -Eq "$(metric_re udp4.sendzc.notap.throughput REGRESSED)" "$OUT" &&
 	grep -q "note: machine speed (calibration) of tap_copy_fallback moved -7.5%" "$OUT"
 ok $? "calibration moved and a real -20%: regressed (no veto), the move named"
 mkruns "$TMP/r/half" 15000@400 16500@400 13500@400
-run "$CMP" --normalise speed "$TMP/r/base" "$TMP/r/half"
+run "$CMP" --all --normalise speed "$TMP/r/base" "$TMP/r/half"
 [ "$RC" = 0 ] && grep -Eq "$(metric_re udp4.sendzc.notap.throughput unchanged)" "$OUT" &&
 	grep -q "rule: .*speed-normalised" "$OUT"
 ok $? "--normalise speed: a machine at half speed halves the rate, unchanged"
@@ -395,7 +397,7 @@ for i in (1, 2, 3):
 	json.dump(r, open(p, "w"))
 EOF
 ok $? "results.json records cmdline, config hash, taint before/after, CPU, governor"
-run "$CMP" "$TMP/r/steady" "$TMP/r/shift"
+run "$CMP" --all "$TMP/r/steady" "$TMP/r/shift"
 [ "$RC" = 1 ] && grep -q "^note: kernel config differs" "$OUT" &&
 	grep -q "^note: taint flags differ" "$OUT"
 ok $? "a different kernel config and taint are named next to the verdict"
