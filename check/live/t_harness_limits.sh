@@ -39,7 +39,9 @@ fi
 (ulimit -n 32; exec "$SM" -t read_ingress -t verdict_pass -t eof) >"$tmp/nofile.out" 2>&1
 rc=$?
 nskip=$(grep -c "^ok [0-9]* .* # SKIP .*RLIMIT_NOFILE is 32" "$tmp/nofile.out")
-if [ "$rc" -eq 0 ] && ! grep -qi "too many open files" "$tmp/nofile.out"; then
+# (exit 2: verdict_pass_soak met the known SK_PASS duplicate, an XFAIL)
+if { [ "$rc" -eq 0 ] || [ "$rc" -eq 2 ]; } && ! grep -q "^not ok" "$tmp/nofile.out" &&
+   ! grep -qi "too many open files" "$tmp/nofile.out"; then
 	ok "harness_limits.ulimit_n_32_no_emfile # raised"
 elif [ "$rc" -eq 4 ] && [ "$nskip" -ge 3 ] && ! grep -q "^not ok" "$tmp/nofile.out"; then
 	ok "harness_limits.ulimit_n_32_no_emfile # skipped naming the limit (no CAP_SYS_RESOURCE here)"
