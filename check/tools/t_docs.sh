@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The docs against the tools (issue 25, item 11): every command's --help
+# options are the synopsis its page gives (check/doc_synopsis.py), no path
+# of a particular machine, no "make -n shows the commands", one bisect
+# recipe everywhere, run times for make check and a default run.
+
+. "$(dirname "$0")/../lib.sh"
+
+docs=("$TOP/README.md" "$TOP"/doc/*.md)
+python3 "$CHECK_DIR/doc_synopsis.py" "$TOP" "$BUILD_DIR" | grep -v '^1\.\.' |
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) ok "${line#ok [0-9]* }" ;;
+		"not ok "*) not_ok "${line#not ok [0-9]* }" ;;
+		esac
+	done >"$BUILD_DIR/.t_docs.$$"
+t_num=$(grep -c '^\(not \)\?ok' "$BUILD_DIR/.t_docs.$$")
+t_failed=$(grep -c '^not ok' "$BUILD_DIR/.t_docs.$$")
+# renumbered: the subshell's counts come back through the file
+awk '{ n++; sub(/^(not )?ok [0-9]+/, ($1 == "not" ? "not ok " : "ok ") n); print }' \
+	"$BUILD_DIR/.t_docs.$$"
+rm -f "$BUILD_DIR/.t_docs.$$"
+
+paths=$(grep -nE '(^|[^a-z])/(work|root|home)/' "${docs[@]}" | head -n 3)
+expect "item11.no_machine_paths${paths:+ # $paths}" test -z "$paths"
+expect "item11.make_n_not_misleading" \
+	test -z "$(grep -l 'make -n` shows the commands' "${docs[@]}")"
+# every line of the docs that runs --baseline against zc-good: one recipe
+recipes=$(grep -h -- '--baseline /var/tmp/zc-good' "${docs[@]}" |
+	  sed -e 's/^sudo //' -e 's/ *#.*//' | sort -u)
+n=$(grep -c . <<<"$recipes")
+expect "item11.bisect_recipes_agree # $n distinct" test "$n" = 1
+goods=$(grep -h -- '--out /var/tmp/zc-good' "${docs[@]}" |
+	sed -e 's/^sudo //' -e 's/ *#.*//' | sort -u | grep -c .)
+expect "item11.bisect_baselines_agree # $goods distinct" test "$goods" = 1
+run=$TOP/doc/running.md
+expect "item11.run_time_of_make_check" grep -q '`sudo make check` about [0-9]' "$run"
+expect "item11.run_time_of_a_default_run" \
+	grep -q 'a default.*`sudo ./run_tests.sh` takes about' <<<"$(tr '\n' ' ' <"$run")"
+t_done
