@@ -99,7 +99,7 @@ static int sys_send_one(struct zc_sender *s)
 {
 	unsigned int i = s->next_slot;
 	int zc = s->cfg.mode == ZC_MODE_MSG_ZEROCOPY ? MSG_ZEROCOPY : 0;
-	double deadline = zc_now() + STEP_TIMEOUT;
+	double deadline = 0;
 	ssize_t n;
 	int ret;
 
@@ -111,7 +111,12 @@ static int sys_send_one(struct zc_sender *s)
 	for (;;) {
 		n = send(s->cfg.fd, zc_slot_buf(s, i), s->cfg.size,
 			 s->msg_flags | zc);
-		if (n >= 0 || errno != ENOBUFS || !zc || zc_now() >= deadline)
+		if (n >= 0 || errno != ENOBUFS || !zc)
+			break;
+		/* The clock only once a send is refused: not per send. */
+		if (!deadline)
+			deadline = zc_now() + STEP_TIMEOUT;
+		else if (zc_now() >= deadline)
 			break;
 		/* optmem_max bounds MSG_ZEROCOPY in flight: get some back. */
 		ret = zc_sender_sys_wait(s, (s->zc_sent - s->st.notifs) / 2,

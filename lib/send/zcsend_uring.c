@@ -27,8 +27,6 @@ static void violation(struct zc_sender *s, const char *fmt, ...)
 
 static void count_usage(struct zc_sender *s, int res)
 {
-	if (!s->cfg.report_usage)
-		return;
 	if (res & IORING_NOTIF_USAGE_ZC_COPIED)
 		s->st.copied++;
 	else
@@ -52,7 +50,8 @@ static void on_notif(struct zc_sender *s, struct zc_slot *sl, unsigned int i,
 	}
 	s->st.notifs++;
 	s->last_notif_res = cqe->res;
-	count_usage(s, cqe->res);
+	if (s->cfg.report_usage)
+		count_usage(s, cqe->res);
 	if (sl->state == SLOT_WAIT_NOTIF)
 		zc_slot_free(s, i);
 }
@@ -77,7 +76,7 @@ static void on_request(struct zc_sender *s, struct zc_slot *sl, unsigned int i,
 		if (!s->st.first_err)
 			s->st.first_err = cqe->res;
 	}
-	if (more && !zc_slot_uring_zc(s))
+	if (more && !s->zc)
 		violation(s, "IORING_CQE_F_MORE on a non-zero-copy send");
 	if (more) {
 		s->st.more++;
@@ -95,7 +94,7 @@ static void on_request(struct zc_sender *s, struct zc_slot *sl, unsigned int i,
 
 static void handle_cqe(struct zc_sender *s, const struct io_uring_cqe *cqe)
 {
-	unsigned int i = cqe->user_data & ((1U << SLOT_BITS) - 1);
+	unsigned int i = cqe->user_data & SLOT_MASK;
 	uint64_t seq = cqe->user_data >> SLOT_BITS;
 	bool notif = cqe->flags & IORING_CQE_F_NOTIF;
 	struct zc_slot *sl;
@@ -113,11 +112,52 @@ static void handle_cqe(struct zc_sender *s, const struct io_uring_cqe *cqe)
 		on_notif(s, sl, i, cqe);
 	else
 		on_request(s, sl, i, cqe);
-	/* Built only for a listener: rates reap on the hot path. */
 	if (s->cfg.on_event) {
 		ev = (struct zc_event){ i, seq, cqe->res, cqe->flags, notif };
 		s->cfg.on_event(s->cfg.ctx, &ev);
 	}
+}
+
+/*
+ * The completions a clean stream consists of, judged by the same rules
+ * as handle_cqe in a few compares: a successful request CQE of a slot
+ * waiting for it, F_MORE exactly when the mode is zero-copy, no
+ * notification before it; or the notification a slot waits for, without
+ * F_MORE. Anything else (and everything when a listener wants events)
+ * goes to handle_cqe, which names the breach. Rates reap here: the full
+ * path cost ~0.8 % of SEND_ZC's instructions per byte under icount.
+ */
+static inline bool fast_cqe(struct zc_sender *s, const struct io_uring_cqe *cqe)
+{
+	unsigned int i = cqe->user_data & SLOT_MASK, flags = cqe->flags;
+	struct zc_slot *sl = &s->slots[i];
+
+	if (i >= s->cfg.depth || sl->seq != cqe->user_data >> SLOT_BITS)
+		return false;
+	if (flags & IORING_CQE_F_NOTIF) {
+		if (sl->state != SLOT_WAIT_NOTIF || (flags & IORING_CQE_F_MORE))
+			return false;
+		s->st.notifs++;
+		s->last_notif_res = cqe->res;
+		if (s->cfg.report_usage)
+			count_usage(s, cqe->res);
+		zc_slot_free(s, i);
+		return true;
+	}
+	if (sl->state != SLOT_WAIT_CQE || sl->early_notif || cqe->res < 0 ||
+	    !(flags & IORING_CQE_F_MORE) != !s->zc)
+		return false;
+	s->st.completed++;
+	s->pending--;
+	s->last_req_res = cqe->res;
+	s->st.bytes += cqe->res;
+	if (s->zc) {
+		s->st.more++;
+		sl->state = SLOT_WAIT_NOTIF;
+	} else {
+		zc_slot_free(s, i);
+	}
+	return true;
 }
 
 static unsigned int reap(struct zc_sender *s)
@@ -126,7 +166,8 @@ static unsigned int reap(struct zc_sender *s)
 	unsigned int head, n = 0;
 
 	io_uring_for_each_cqe(&s->ring, head, cqe) {
-		handle_cqe(s, cqe);
+		if (s->cfg.on_event || !fast_cqe(s, cqe))
+			handle_cqe(s, cqe);
 		n++;
 	}
 	io_uring_cq_advance(&s->ring, n);
@@ -352,6 +393,7 @@ int zc_sender_uring_setup(struct zc_sender *s)
 	if (ret)
 		return ret;
 	s->have_ring = true;
+	s->zc = zc_slot_uring_zc(s);
 	if (io_uring_register_files(&s->ring, &s->cfg.fd, 1) == 0)
 		s->fixed_file = true;
 	io_uring_register_ring_fd(&s->ring);

@@ -15,6 +15,7 @@
 #include "send/zcmode.h"
 
 #define SLOT_BITS	8	/* user_data = seq << SLOT_BITS | slot */
+#define SLOT_MASK	((1U << SLOT_BITS) - 1)
 #define STEP_TIMEOUT	1.0	/* a step that sees nothing complete fails */
 
 _Static_assert(ZC_SEND_MAX_DEPTH <= (1 << SLOT_BITS), "slot index must fit");
@@ -34,6 +35,7 @@ struct zc_sender {
 	struct zc_send_stats st;
 	struct io_uring ring;
 	bool have_ring;
+	bool zc;		/* io_uring zero-copy: request CQEs carry F_MORE */
 	bool fixed_file;
 	const char *ring_desc;
 	unsigned char *area;
