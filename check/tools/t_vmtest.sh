@@ -330,7 +330,8 @@ if what == "boot_stuck":
 	# A guest that never reaches the suite is stopped early: after
 	# BOOT_STALLS stall reports, or --boot-timeout without the suite;
 	# booted once more; stuck again, a boot failure beside the verdicts.
-	# The console is 6.1.0-57's stall report in the kernel's format.
+	# The console is composed, not recorded: 6.1.0-57's stall reports as
+	# the issue quotes them, in the kernel's format (none recurred here).
 	fix = sys.argv[4]
 	con = open(fix).read()
 	reports = con.split("[   43.3")[0]
