@@ -135,8 +135,9 @@ static int gen_open_live(struct zc_xsk_gen *g, const struct zc_topo *t, uint32_t
 
 	/*
 	 * Every BPF_PROG_RUN of an XDP program re-points the XDP dispatcher;
-	 * under qemu TCG that panicked a 7.3.4 guest (tools/vmtest turns the
-	 * live generator off there: doc/tests.md, xsk_bind).
+	 * under multi-threaded qemu TCG that panicked a 7.3.4 guest, never
+	 * under single-threaded TCG (tools/vmtest turns the live generator
+	 * off under multi-threaded TCG only: doc/tests.md, xsk_bind).
 	 */
 	if (env && !strcmp(env, "0")) {
 		zc_why_set(why, "ZC_XDPGEN=0");
