@@ -115,7 +115,8 @@ struct xdp_buff___zc {
 	struct xdp_rxq_info___zc *rxq;
 } __attribute__((preserve_access_index));
 
-extern void *bpf_cast_to_kern_ctx(void *obj) __ksym;
+/* weak: on kernels without it (6.1) the object still loads, without this program */
+extern void *bpf_cast_to_kern_ctx(void *obj) __ksym __weak;
 
 /*
  * The same, and the per-frame witness: which memory the frame sits in
