@@ -261,6 +261,9 @@ check: all
 # no disk, a guest still running when VMCHECK_BUDGET seconds are spent,
 # downloads included) skips that kernel with a "vmtest: SKIP" line; when
 # no kernel could run at all vmtest exits 4, a skip here, not a failure.
+# Then a synthetic bisect under instruction counting (check/vm/: one
+# kernel, eight command lines, the last three slowed; 4 min here) must
+# name the first slowed build.
 VMCHECK_BUDGET ?= 1080
 .PHONY: vmcheck
 vmcheck:
@@ -268,6 +271,7 @@ vmcheck:
 		--budget $(VMCHECK_BUDGET) --build $(OUTPUT) $(VMTEST_ARGS); \
 	rc=$$?; [ $$rc != 4 ] || { rc=0; \
 		echo "vmcheck: SKIP: no kernel could run here (reasons above)"; }; \
+	BUILD_DIR=$(OUTPUT) $(TOP)/check/vm/t_bisect_icount.sh || rc=1; \
 	exit $$rc
 
 # Only what the build made, file by file: OUTPUT may be the source
