@@ -7,7 +7,8 @@
 # liburing-dev installed) measures one short round of SEND_ZC against
 # liburing's example and, where Debian's kernel source tarball is there,
 # of MSG_ZEROCOPY against the kernel's msg_zerocopy.c (~30 s). The
-# --icount mode boots qemu guests (minutes): not run here.
+# --icount mode boots qemu guests (minutes): not run here; its report is
+# checked from recorded boots (t_peer_bench_report.sh, --from-guest).
 
 . "$(dirname "$0")/../lib.sh"
 
