@@ -25,7 +25,12 @@ int zc_slot_alloc(struct zc_sender *s)
 		s->area = NULL;
 		return -errno;
 	}
-	s->slots = calloc(s->cfg.depth, sizeof(*s->slots));
+	/*
+	 * A table for every index a user_data can carry: a completion with
+	 * a slot beyond depth finds a free slot, which the fast reap hands
+	 * on to the full checks without a bound compare of its own.
+	 */
+	s->slots = calloc(SLOT_MASK + 1, sizeof(*s->slots));
 	s->free_stack = calloc(s->cfg.depth, sizeof(*s->free_stack));
 	if (!s->slots || !s->free_stack)
 		return -ENOMEM;

@@ -28,6 +28,7 @@ struct zc_slot {
 	bool early_notif;	/* notification seen before the request CQE */
 	struct msghdr msg;
 	struct iovec iov;
+	struct io_uring_sqe sqe;	/* this slot's request but its user_data */
 };
 
 struct zc_sender {
