@@ -349,8 +349,11 @@ int zc_sender_uring_step(struct zc_sender *s, uint64_t *bytes, uint64_t *pkts)
 	 * are deferred task work: one enter with GETEVENTS and no wait
 	 * submits and posts both. Copying sends have no notifications: a
 	 * plain submit posts their CQEs, and liburing adds GETEVENTS itself
-	 * when IORING_SQ_TASKRUN says work is pending. Wait (bounded) only
-	 * when the enter brought nothing.
+	 * when IORING_SQ_TASKRUN says work is pending. (A COOP_TASKRUN ring
+	 * runs notifications as any enter returns, as the example's does:
+	 * with a plain submit for all modes it read 0.07 % / 0.13 % slower
+	 * for SEND_ZC / fixed buffer under icount.) Wait (bounded) only when
+	 * the enter brought nothing.
 	 */
 	ret = s->zc ? io_uring_submit_and_get_events(&s->ring) :
 		      io_uring_submit(&s->ring);
