@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The clocks a measurement reads: wall, process CPU, softirq CPU. */
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <sys/resource.h>
@@ -101,16 +102,26 @@ static void *pause_fn(void *arg)
 
 void zc_pause_watch(void)
 {
+	sigset_t all, old;
 	pthread_attr_t attr;
 	pthread_t t;
 
 	pthread_mutex_lock(&pause_lock);
 	if (!pause_running) {
+		/*
+		 * The thread starts with every signal blocked, so SIGINT and
+		 * SIGTERM reach the thread that runs the test: a handler run
+		 * here would interrupt no wait of the test's and could not
+		 * write to an fd of the process (this thread has none).
+		 */
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
 		pause_beat = zc_now();
 		pthread_attr_init(&attr);
 		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 		pause_running = !pthread_create(&t, &attr, pause_fn, NULL);
 		pthread_attr_destroy(&attr);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	}
 	pthread_mutex_unlock(&pause_lock);
 }
