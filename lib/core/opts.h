@@ -49,7 +49,13 @@ struct zc_opts {
 #define ZC_DURATION_MAX		600.0
 #define ZC_REPEAT_DEFAULT	3
 #define ZC_REPEAT_MAX		100
-#define ZC_WARMUP_DEFAULT	0.2
+/*
+ * Seconds of a rate's loop before its first measured repeat (each arm of
+ * a paired rate its own). 0.1 since 2026-12-02: with none at all the
+ * first repeat was not below the others (doc/noise.md), 0.2 cost 6.6 s
+ * of a default run.
+ */
+#define ZC_WARMUP_DEFAULT	0.1
 
 /*
  * Returns 0 to run, 1 when --help was printed (exit 0), -1 on bad input
