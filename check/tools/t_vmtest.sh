@@ -234,6 +234,66 @@ if what == "attribution":
 				       None) == [], "console kmsg line"
 	sys.exit(0)
 
+if what == "starved":
+	# Under wall-clock TCG a stall report measures how the host ran the
+	# vCPUs: a case it alone failed is a skip quoting it; a case with
+	# any other report, or a guest under icount, still fails.
+	zr = vm.load_parser()
+	stall = ("rcu: INFO: rcu_preempt detected stalls on CPUs/tasks: "
+		 "(trace: rcu_sched_clock_irq <- update_process_times)")
+	warn = "WARNING: CPU: 0 PID: 9 at net/core/dev.c:1 x+0x1/0x2"
+	def column(clock, log):
+		d = os.path.join(tmp, "st", clock.split()[0], "suite")
+		os.makedirs(d, exist_ok=True)
+		open(os.path.join(d, "run.tap"), "w").write(
+			"TAP version 13\n1..1\n# selftests: zc: demo\n"
+			"not ok 1 selftests: zc: demo # exit=1\n")
+		open(os.path.join(d, "demo.log"), "w").write(
+			"TAP version 13\n1..3\n" + log +
+			"# Totals: pass:0 fail:0 xfail:0 xpass:0 skip:0 error:0\n")
+		col = {"results": os.path.dirname(d), "problems": [],
+		       "clock": clock, "label": "k"}
+		return vm.parse_column(zr, col)[0]
+	wall = "wall qemu=7.2.22 accel=tcg cpu=max smp=2"
+	log = ("# kmsg: a: " + stall + "\nnot ok 1 a\n"
+	       "# kmsg: b: " + stall + "\n# kmsg: b: " + warn + "\nnot ok 2 b\n"
+	       "# b2: timed out\nnot ok 3 c\n")
+	c = column(wall, log)
+	assert c["demo/a"]["status"] == "skip", c["demo/a"]
+	assert c["demo/a"]["reason"].startswith("starved: the guest logged a "
+		"stall report during the case (rcu: INFO: rcu_preempt"), c["demo/a"]
+	assert c["demo/b"]["status"] == "fail", c["demo/b"]
+	assert c["demo/c"]["status"] == "fail", c["demo/c"]
+	assert c["demo"]["status"] == "fail", c["demo"]
+	c = column(wall, "# kmsg: a: " + stall + "\nnot ok 1 a\nok 2 b\n")
+	assert c["demo/a"]["status"] == "skip" and \
+		c["demo"]["status"] == "skip", c
+	ic = "icount shift=0 qemu=7.2.22 accel=tcg cpu=max smp=1"
+	c = column(ic, "# kmsg: a: " + stall + "\nnot ok 1 a\nok 2 b\n")
+	assert c["demo/a"]["status"] == "fail" and c["demo"]["status"] == "fail", c
+	c = column("wall qemu=7.2.22 accel=kvm cpu=host smp=2",
+		   "# kmsg: a: " + stall + "\nnot ok 1 a\n")
+	assert c["demo/a"]["status"] == "fail", c
+	# a console's own stall report, and a guest stopped at its limit
+	con = ("[  50.1] rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:\n"
+	       "[  50.2] rcu: rcu_preempt kthread starved for 5252 jiffies!\n")
+	assert vm.unattributed_reports(con, None, True) == []
+	assert vm.unattributed_reports(con, None, False)
+	run = ("# # kmsg: a: " + stall + "\n# not ok 1 a\n"
+	       "not ok 1 selftests: zc: demo # exit=1\n")
+	assert vm.stopped(con + run, 5, 900, "the budget", True)[0] == "skip"
+	assert vm.stopped(con + run, 5, 900, "the budget", False)[0] == "problem"
+	assert vm.stopped(run + "# not ok 2 b\n", 5, 900, "x", True)[0] == "problem"
+	# the qemu command: one TCG thread on the wall clock, icount as it was
+	args = vm.parse_args(["--debian", "6.1"])
+	k = type("K", (), {"vmlinuz": "bz"})()
+	cmd = " ".join(vm.qemu_cmd(args, k, "i", "c", "r"))
+	assert "-accel tcg,thread=single " in cmd, cmd
+	args = vm.parse_args(["--debian", "6.1", "--icount"])
+	cmd = " ".join(vm.qemu_cmd(args, k, "i", "c", "r"))
+	assert "-accel tcg " in cmd and "thread=" not in cmd, cmd
+	sys.exit(0)
+
 if what == "envskip":
 	# This machine's faults skip a kernel; they never fail it.
 	cache = os.path.join(tmp, "envcache")
@@ -427,6 +487,10 @@ check "module load order from depends= (xz, builtin, missing); bzImage release" 
 
 python3 "$TMP/unit.py" "$VMTEST" "$TMP" attribution >"$OUT" 2>&1
 check "a kernel warning the guest's suite attributed is no guest problem; one it did not, or a panic, is" \
+	test $? = 0
+
+python3 "$TMP/unit.py" "$VMTEST" "$TMP" starved >"$OUT" 2>&1
+check "wall-clock TCG: a case failed by stall reports alone is a skip quoting them (not under icount or KVM, not with another report); guests run on one TCG thread" \
 	test $? = 0
 
 python3 "$TMP/unit.py" "$VMTEST" "$TMP" envskip >"$OUT" 2>&1
