@@ -931,6 +931,7 @@ static const struct zc_test_desc desc = {
 	.parse = parse_extra,
 	.size_default = 64 << 10,
 	.size_max = 1 << 20,
+	.settle_gp = 3,		/* psock: RCU callback, work, map free */
 };
 
 static int prereqs(void *arg, struct zc_why *why)

@@ -49,6 +49,7 @@ static struct {
 	struct timespec dir_mtime;
 	unsigned long long last_seq;
 	char comm[32];
+	int settle_gp;		/* grace periods a settle waits; 0: one */
 	struct zc_kmsg_parser p;
 	struct zc_splat *out;
 	int max, n;
@@ -225,18 +226,26 @@ static void sleep_ms(int ms)
 }
 
 /*
- * Deferred teardown: closing a socket in a sockmap drops its psock from
- * an RCU callback that queues sk_psock_destroy; freeing a map runs in a
- * work item that waits a grace period itself. membarrier(GLOBAL) waits
- * one RCU grace period (synchronize_rcu), so three of them with a short
- * pause for the queued work cover that chain; where it is refused
- * (nohz_full, old kernels) a pause of the same order stands in.
+ * Deferred teardown: a socket's memory goes back in an RCU callback, so
+ * one grace period with a short pause for the callbacks lets what a case
+ * closed finish. Sockmap's chain is longer: closing a socket in a
+ * sockmap drops its psock from an RCU callback that queues
+ * sk_psock_destroy; freeing a map runs in a work item that waits a grace
+ * period itself: three (zc_test_desc.settle_gp). membarrier(GLOBAL)
+ * waits one RCU grace period (synchronize_rcu, ~16 ms at HZ=250 here);
+ * where it is refused (nohz_full, old kernels) a pause of the same order
+ * stands in.
  */
+void zc_kmsg_settle_gp(int n)
+{
+	w.settle_gp = n;
+}
+
 static void settle(void)
 {
-	int i;
+	int i, n = w.settle_gp > 0 ? w.settle_gp : 1;
 
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < n; i++) {
 		if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
 			sleep_ms(30);
 		sleep_ms(5);

@@ -32,6 +32,8 @@ bool zc_kmsg_start(void);
  * active during the window, so a splat of no task cannot be placed.
  */
 int zc_kmsg_collect(struct zc_splat *out, int max, bool *shared);
+/* RCU grace periods each settle waits (<= 0: one). */
+void zc_kmsg_settle_gp(int n);
 /* zc_splat_owner() for this process. */
 enum zc_splat_owner zc_kmsg_owner(const struct zc_splat *s);
 void zc_kmsg_stop(void);

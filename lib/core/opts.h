@@ -29,6 +29,13 @@ struct zc_test_desc {
 	int (*parse)(int val, const char *arg, void *ctx, struct zc_why *why);
 	long size_default;	/* default --size in bytes */
 	long size_max;		/* largest accepted --size */
+	/*
+	 * RCU grace periods the kernel-log watch waits after each case
+	 * before it reads, so that a report from the case's deferred
+	 * teardown lands in the case's own window (0: one, enough for
+	 * sockets; sockmap's psock chain needs three).
+	 */
+	int settle_gp;
 };
 
 struct zc_opts {

@@ -282,6 +282,7 @@ int zc_run_cases(const struct zc_case *cases, size_t n,
 	if (!planned)
 		return no_case_selected(o);
 	watch = zc_kmsg_start();
+	zc_kmsg_settle_gp(o && o->desc ? o->desc->settle_gp : 0);
 	zc_pause_watch();
 	ktap_header();
 	ktap_plan(planned);
