@@ -19,7 +19,7 @@ enum {
 
 static const struct zc_opt_extra common[] = {
 	{ "duration", 1, OPT_DURATION, "SEC",
-	  "seconds per measured repeat (default 0.5, env ZC_DURATION)" },
+	  "seconds per measured repeat (default 0.4, env ZC_DURATION)" },
 	{ "repeat", 1, OPT_REPEAT, "N",
 	  "measured repeats per rate (default 3, env ZC_REPEAT)" },
 	{ "size", 1, OPT_SIZE, "BYTES", "payload size per send or frame" },
