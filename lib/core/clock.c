@@ -136,3 +136,61 @@ double zc_paused_s(void)
 	pthread_mutex_unlock(&pause_lock);
 	return v;
 }
+
+static pthread_mutex_t starve_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned int starve_n;
+static char starve_msg[160];
+
+void zc_bound_start(struct zc_bound *b, double idle, uint64_t progress)
+{
+	double now = zc_now();
+
+	*b = (struct zc_bound){ .idle = idle, .start = now, .end = now + idle,
+				.cap = now + idle * ZC_PATIENCE,
+				.seen = progress };
+}
+
+static void starved(const struct zc_bound *b, double now)
+{
+	pthread_mutex_lock(&starve_lock);
+	starve_n++;
+	snprintf(starve_msg, sizeof(starve_msg),
+		 "still progressing after %.1f s (the last %.1f s before), where %.1f s without progress is a stall",
+		 now - b->start, now - b->moved, b->idle);
+	pthread_mutex_unlock(&starve_lock);
+}
+
+bool zc_bound_over(struct zc_bound *b, uint64_t progress)
+{
+	double now = zc_now();
+
+	if (progress != b->seen) {
+		b->seen = progress;
+		b->moved = now;
+		b->end = now + b->idle < b->cap ? now + b->idle : b->cap;
+	}
+	if (now < b->end)
+		return false;
+	if (b->end >= b->cap && b->moved && now - b->moved < b->idle)
+		starved(b, now);
+	return true;
+}
+
+double zc_bound_left(const struct zc_bound *b)
+{
+	double left = b->end - zc_now();
+
+	return left > 0 ? left : 0;
+}
+
+unsigned int zc_starved_count(char *last, size_t len)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&starve_lock);
+	n = starve_n;
+	if (last && len)
+		snprintf(last, len, "%s", starve_msg);
+	pthread_mutex_unlock(&starve_lock);
+	return n;
+}

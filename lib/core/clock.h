@@ -3,6 +3,10 @@
 #ifndef ZC_CLOCK_H
 #define ZC_CLOCK_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
 double zc_now(void);			/* CLOCK_MONOTONIC seconds */
 double zc_cpu_self(void);		/* user+sys of this process, seconds */
 double zc_softirq_cpu(void);		/* softirq seconds, all CPUs (/proc/stat) */
@@ -16,6 +20,31 @@ double zc_softirq_cpu(void);		/* softirq seconds, all CPUs (/proc/stat) */
  */
 void zc_pause_watch(void);
 double zc_paused_s(void);
+
+/*
+ * A wait bounded by progress, for a loop that waits on the kernel: it
+ * ends after `idle` seconds without progress (a stall: the caller's
+ * verdict), or after ZC_PATIENCE times that in all while progress still
+ * came. That second end is a machine too slow or loaded for the case
+ * (a TCG guest on a busy host), not the kernel's: it is noted, and the
+ * runner turns the case's failure into a skip that says so.
+ * progress: any count that grows while the path works (completions,
+ * bytes received).
+ */
+#define ZC_PATIENCE	6
+
+struct zc_bound {
+	double idle, start, end, cap, moved;
+	uint64_t seen;
+};
+
+void zc_bound_start(struct zc_bound *b, double idle, uint64_t progress);
+/* True when the wait must end (and noted when it ended starved). */
+bool zc_bound_over(struct zc_bound *b, uint64_t progress);
+/* Seconds to the current end, >= 0 (a poll's timeout). */
+double zc_bound_left(const struct zc_bound *b);
+/* Notes since the process started; the last one's text into last. */
+unsigned int zc_starved_count(char *last, size_t len);
 
 /* A measurement the process's own pauses spoilt (not an errno). */
 #define ZC_EPAUSED	0x5a50

@@ -239,10 +239,28 @@ static const char *harness_paused(double secs)
 	return msg;
 }
 
+/*
+ * A failure while a bounded wait of the case ran out of patience with
+ * progress still coming (zc_bound_over): a machine too slow for the
+ * case, no verdict.
+ */
+static void starved_skip(const char *name, unsigned int before)
+{
+	char note[160], msg[320];
+
+	if (ktap_held() != KTAP_FAIL || zc_starved_count(note, sizeof(note)) == before)
+		return;
+	snprintf(msg, sizeof(msg),
+		 "starved: a wait of the case was %s: this machine is too slow or loaded for %s, not the kernel's",
+		 note, name);
+	ktap_hold_change(KTAP_SKIP, msg);
+}
+
 static void run_case(const struct zc_case *c, void *ctx, bool watch)
 {
 	enum zc_pre pre = ZC_RUN;
 	struct zc_why why = { "" };
+	unsigned int starved;
 	double paused;
 
 	ktap_hold();
@@ -254,8 +272,10 @@ static void run_case(const struct zc_case *c, void *ctx, bool watch)
 		return;
 	}
 	paused = zc_paused_s();
+	starved = zc_starved_count(NULL, 0);
 	run_body(c, ctx);
 	paused = zc_paused_s() - paused;
+	starved_skip(c->name, starved);
 	/*
 	 * A failure while this process itself was not running (SIGSTOP, a
 	 * frozen VM) may be a stall of the harness, not of the kernel's path:

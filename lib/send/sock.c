@@ -151,7 +151,8 @@ static bool rx_wait(struct zc_rx *r, int fd)
 {
 	int ret;
 
-	while (!atomic_load(&r->stop) && zc_now() < r->deadline) {
+	while (!atomic_load(&r->stop) &&
+	       !zc_bound_over(&r->bound, r->bytes + atomic_load(&r->dgrams))) {
 		ret = zc_poll_one(fd, POLLIN, 0.1);
 		if (ret < 0) {
 			r->err = ret;
@@ -246,7 +247,7 @@ int zc_rx_start(struct zc_rx *r, int nsfd, const void *addr, int port)
 	int ret;
 
 	r->first_bad = -1;
-	r->deadline = zc_now() + r->timeout;
+	zc_bound_start(&r->bound, r->timeout, 0);
 	r->running = false;
 	r->seen = calloc(r->nseq ? r->nseq : 1, 1);
 	if (!r->seen)
@@ -273,11 +274,12 @@ static uint64_t rx_missing(const struct zc_rx *r)
 
 void zc_rx_join(struct zc_rx *r, double timeout)
 {
-	double end = zc_now() + timeout;
+	struct zc_bound b;
 
+	zc_bound_start(&b, timeout, atomic_load(&r->dgrams));
 	if (r->running) {
 		while (rx_dgram_sock(r) && atomic_load(&r->dgrams) < r->nseq &&
-		       zc_now() < end)
+		       !zc_bound_over(&b, atomic_load(&r->dgrams)))
 			usleep(1000);
 		if (rx_dgram_sock(r))
 			atomic_store(&r->stop, 1);

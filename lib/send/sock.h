@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "core/clock.h"
+
 struct zc_side;
 
 /* addr is a struct in_addr or struct in6_addr, as family says. */
@@ -48,7 +50,7 @@ struct zc_rx {
 	bool verify;		/* check the pattern too */
 	uint64_t seed;
 	int cpu;		/* -1: not pinned */
-	double timeout;
+	double timeout;		/* without a byte (zc_bound) */
 	/* running */
 	int fd;			/* bound datagram socket or listener */
 	unsigned int window;	/* datagrams its receive buffer holds */
@@ -56,7 +58,7 @@ struct zc_rx {
 	atomic_int stop;
 	pthread_t th;
 	bool running;
-	double deadline;
+	struct zc_bound bound;	/* the thread's waits: timeout without progress */
 	/* results, read after zc_rx_join() */
 	uint64_t bytes, bad, dups, out_of_range, missing;
 	long long first_bad;	/* stream or datagram offset, -1 none */

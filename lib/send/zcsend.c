@@ -43,11 +43,9 @@ int zc_sender_step(void *arg, uint64_t *bytes, uint64_t *pkts)
 
 long zc_sender_send(struct zc_sender *s, uint64_t n, double timeout)
 {
-	double deadline = zc_now() + timeout;
-
 	if (s->have_ring)
-		return zc_sender_uring_send(s, n, deadline);
-	return zc_sender_sys_send(s, n, deadline);
+		return zc_sender_uring_send(s, n, timeout);
+	return zc_sender_sys_send(s, n, timeout);
 }
 
 int zc_sender_flush(struct zc_sender *s, double timeout, double grace)
@@ -151,7 +149,7 @@ void zc_sender_close(struct zc_sender *s)
 		return;
 	if (s->have_ring) {
 		/* The kernel may still hold slot buffers: let them come back. */
-		zc_sender_uring_wait_idle(s, zc_now() + CLOSE_TIMEOUT);
+		zc_sender_uring_wait_idle(s, CLOSE_TIMEOUT);
 		io_uring_queue_exit(&s->ring);
 	} else if (s->cfg.mode == ZC_MODE_MSG_ZEROCOPY && s->area) {
 		zc_sender_sys_wait(s, 0, CLOSE_TIMEOUT);

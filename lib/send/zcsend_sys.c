@@ -92,19 +92,20 @@ static int errq_read(struct zc_sender *s)
 
 int zc_sender_sys_wait(struct zc_sender *s, uint64_t left, double timeout)
 {
-	double deadline = zc_now() + timeout;
+	struct zc_bound b;
 	int ret;
 
+	zc_bound_start(&b, timeout, s->st.notifs);
 	for (;;) {
 		ret = errq_read(s);
 		if (ret < 0)
 			return ret;
 		if (s->zc_sent - s->st.notifs <= left)
 			return 0;
-		if (zc_now() >= deadline)
+		if (zc_bound_over(&b, s->st.notifs))
 			return -ETIMEDOUT;
 		/* The error queue raises POLLERR whatever we ask for. */
-		ret = zc_poll_one(s->cfg.fd, 0, deadline - zc_now());
+		ret = zc_poll_one(s->cfg.fd, 0, zc_bound_left(&b));
 		if (ret < 0)
 			return ret;
 	}
@@ -182,13 +183,15 @@ int zc_sender_sys_step(struct zc_sender *s, uint64_t *bytes, uint64_t *pkts)
 	return 0;
 }
 
-long zc_sender_sys_send(struct zc_sender *s, uint64_t n, double deadline)
+long zc_sender_sys_send(struct zc_sender *s, uint64_t n, double timeout)
 {
 	uint64_t c0 = s->st.completed;
+	struct zc_bound b;
 	int ret;
 
+	zc_bound_start(&b, timeout, c0);
 	while (s->st.completed - c0 < n) {
-		if (zc_now() >= deadline)
+		if (zc_bound_over(&b, s->st.completed))
 			return -ETIMEDOUT;
 		ret = sys_send_one(s);
 		if (ret == 1)
@@ -196,7 +199,7 @@ long zc_sender_sys_send(struct zc_sender *s, uint64_t n, double deadline)
 		if (ret < 0)
 			return ret;
 		if (s->cfg.mode == ZC_MODE_MSG_ZEROCOPY && s->cfg.exact) {
-			ret = zc_sender_sys_wait(s, 0, deadline - zc_now());
+			ret = zc_sender_sys_wait(s, 0, b.idle);
 			if (ret)
 				return ret;
 		}

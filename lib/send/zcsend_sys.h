@@ -15,8 +15,8 @@ struct zc_sender;
 int zc_sender_sys_setup(struct zc_sender *s);
 /* zc_sender_step() of the syscall modes. */
 int zc_sender_sys_step(struct zc_sender *s, uint64_t *bytes, uint64_t *pkts);
-/* n sends completed (failed ones included) by deadline, or -errno. */
-long zc_sender_sys_send(struct zc_sender *s, uint64_t n, double deadline);
+/* n sends completed (failed ones included), or -errno (zc_bound: timeout s). */
+long zc_sender_sys_send(struct zc_sender *s, uint64_t n, double timeout);
 /*
  * MSG_ZEROCOPY: drain completions until at most `left` ids are
  * outstanding. 0, -ETIMEDOUT or -errno.

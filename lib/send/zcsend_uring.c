@@ -373,16 +373,19 @@ int zc_sender_uring_step(struct zc_sender *s, uint64_t *bytes, uint64_t *pkts)
 	return s->st.first_err;
 }
 
-int zc_sender_uring_wait_idle(struct zc_sender *s, double deadline)
+int zc_sender_uring_wait_idle(struct zc_sender *s, double timeout)
 {
+	struct zc_bound b;
 	int ret;
 
 	reap(s);
+	zc_bound_start(&b, timeout, s->st.completed + s->st.notifs);
 	while (!zc_slot_all_free(s)) {
-		double left = deadline - zc_now();
+		double left;
 
-		if (left <= 0)
+		if (zc_bound_over(&b, s->st.completed + s->st.notifs))
 			return -ETIMEDOUT;
+		left = zc_bound_left(&b);
 		ret = submit_wait(s, 1, left < STEP_TIMEOUT ? left : STEP_TIMEOUT);
 		if (ret < 0 && ret != -ETIMEDOUT)
 			return ret;
@@ -391,13 +394,15 @@ int zc_sender_uring_wait_idle(struct zc_sender *s, double deadline)
 	return 0;
 }
 
-long zc_sender_uring_send(struct zc_sender *s, uint64_t n, double deadline)
+long zc_sender_uring_send(struct zc_sender *s, uint64_t n, double timeout)
 {
 	uint64_t c0 = s->st.completed, target = s->st.submitted + n;
+	struct zc_bound b;
 	int ret;
 
+	zc_bound_start(&b, timeout, c0);
 	while (s->st.completed - c0 < n) {
-		if (zc_now() >= deadline)
+		if (zc_bound_over(&b, s->st.completed))
 			return -ETIMEDOUT;
 		prep_free(s, target - s->st.submitted);
 		if (s->stopped && zc_slot_all_free(s))
@@ -417,7 +422,7 @@ int zc_sender_uring_flush(struct zc_sender *s, double timeout, double grace)
 	double end;
 	int ret;
 
-	ret = zc_sender_uring_wait_idle(s, zc_now() + timeout);
+	ret = zc_sender_uring_wait_idle(s, timeout);
 	if (ret)
 		return ret;
 	end = zc_now() + grace;

@@ -17,10 +17,10 @@ int zc_sender_uring_setup(struct zc_sender *s);
 /* zc_sender_step() of the io_uring modes. */
 int zc_sender_uring_step(struct zc_sender *s, uint64_t *bytes, uint64_t *pkts);
 /* n sends completed, failed ones included, or -errno. */
-long zc_sender_uring_send(struct zc_sender *s, uint64_t n, double deadline);
+long zc_sender_uring_send(struct zc_sender *s, uint64_t n, double timeout);
 /* Every slot back, then reap for grace seconds. */
 int zc_sender_uring_flush(struct zc_sender *s, double timeout, double grace);
-/* Reap until every slot is back or the deadline passes. */
-int zc_sender_uring_wait_idle(struct zc_sender *s, double deadline);
+/* Reap until every slot is back, or timeout s pass without one (zc_bound). */
+int zc_sender_uring_wait_idle(struct zc_sender *s, double timeout);
 
 #endif
