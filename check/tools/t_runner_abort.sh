@@ -191,14 +191,20 @@ else
 	expect "abort.full_disk_o_no_half_results" \
 		[ -z "$(find "$fake/tiny" -name 'results.json*' -o -name '*.tmp')" ]
 	umount "$fake/tiny"
+	# The checkout may itself live under /tmp (a clone there): the
+	# namespace sees it through a bind mount made before /tmp is covered.
+	top=/dev/shm/zcab-top.$$
+	mkdir "$top"
 	unshare -m bash -c '
 		mount --make-rprivate / &&
 		cp -a "$1" /dev/shm/zcab-bin.$$ &&
+		mount --bind "$2" "$3" &&
 		mount -t tmpfs -o size=64k zcab-tmp /tmp &&
 		cp -a /dev/shm/zcab-bin.$$ /tmp/bin && rm -rf /dev/shm/zcab-bin.$$ &&
-		"$2" -b /tmp/bin -t big' _ "$fake/bin" "$TOP/run_tests.sh" \
+		"$3/run_tests.sh" -b /tmp/bin -t big' _ "$fake/bin" "$TOP" "$top" \
 		>"$fake/out" 2>"$fake/err"
 	rc=$?
+	rmdir "$top"
 	if [ "$rc" -eq 125 ] && grep -q "no space left" "$fake/err" &&
 	   ! grep -q "^ok 1 selftests" "$fake/out"; then
 		ok "abort.full_tmp_is_an_error # $(tail -n 1 "$fake/err")"
