@@ -11,7 +11,7 @@
 
 CMP=$TOP/tools/zc-compare
 fake=$(mktemp -d /tmp/zc-check-abort.XXXXXX)
-trap 'rm -rf "$fake"' EXIT
+trap 'rm -rf "$fake"; [ -z "${top:-}" ] || rmdir "$top" 2>/dev/null' EXIT
 export ZC_KMSG_FILE=$fake/kmsg
 : > "$ZC_KMSG_FILE"
 

@@ -242,12 +242,17 @@ if what == "starved":
 	stall = ("rcu: INFO: rcu_preempt detected stalls on CPUs/tasks: "
 		 "(trace: rcu_sched_clock_irq <- update_process_times)")
 	warn = "WARNING: CPU: 0 PID: 9 at net/core/dev.c:1 x+0x1/0x2"
-	def column(clock, log):
+	def column(clock, log, after=None):
 		d = os.path.join(tmp, "st", clock.split()[0], "suite")
 		os.makedirs(d, exist_ok=True)
+		tail = "not ok 1 selftests: zc: demo # exit=1\n"
+		if after is not None:
+			tail = "".join("# kmsg: after demo's last case: %s\n" % r
+				       for r in after) + \
+				"not ok 1 selftests: zc: demo # kernel report " \
+				"after its cases (exit=0)\n"
 		open(os.path.join(d, "run.tap"), "w").write(
-			"TAP version 13\n1..1\n# selftests: zc: demo\n"
-			"not ok 1 selftests: zc: demo # exit=1\n")
+			"TAP version 13\n1..1\n# selftests: zc: demo\n" + tail)
 		open(os.path.join(d, "demo.log"), "w").write(
 			"TAP version 13\n1..3\n" + log +
 			"# Totals: pass:0 fail:0 xfail:0 xpass:0 skip:0 error:0\n")
@@ -268,9 +273,17 @@ if what == "starved":
 	c = column(wall, "# kmsg: a: " + stall + "\nnot ok 1 a\nok 2 b\n")
 	assert c["demo/a"]["status"] == "skip" and \
 		c["demo"]["status"] == "skip", c
+	# a stall report the runner saw after the binary's last case
+	c = column(wall, "ok 1 a\n", [stall])
+	assert c["demo"]["status"] == "skip" and \
+		"after its last case: rcu: INFO" in c["demo"]["reason"], c["demo"]
+	c = column(wall, "ok 1 a\n", [stall, warn])
+	assert c["demo"]["status"] == "fail", c["demo"]
 	ic = "icount shift=0 qemu=7.2.22 accel=tcg cpu=max smp=1"
 	c = column(ic, "# kmsg: a: " + stall + "\nnot ok 1 a\nok 2 b\n")
 	assert c["demo/a"]["status"] == "fail" and c["demo"]["status"] == "fail", c
+	c = column(ic, "ok 1 a\n", [stall])
+	assert c["demo"]["status"] == "fail", c["demo"]
 	c = column("wall qemu=7.2.22 accel=kvm cpu=host smp=2",
 		   "# kmsg: a: " + stall + "\nnot ok 1 a\n")
 	assert c["demo/a"]["status"] == "fail", c
@@ -284,6 +297,11 @@ if what == "starved":
 	assert vm.stopped(con + run, 5, 900, "the budget", True)[0] == "skip"
 	assert vm.stopped(con + run, 5, 900, "the budget", False)[0] == "problem"
 	assert vm.stopped(run + "# not ok 2 b\n", 5, 900, "x", True)[0] == "problem"
+	late = ("# kmsg: after demo's last case: " + stall + "\n"
+		"not ok 1 selftests: zc: demo # kernel report after its cases (exit=0)\n")
+	assert vm.stopped(con + late, 5, 900, "x", True)[0] == "skip"
+	assert vm.stopped(con + late.replace(stall, warn), 5, 900, "x", True)[0] == "problem"
+	assert vm.stopped("not ok 1 selftests: zc: demo # exit=139\n", 5, 900, "x", True)[0] == "problem"
 	# the qemu command: one TCG thread on the wall clock, icount as it was
 	args = vm.parse_args(["--debian", "6.1"])
 	k = type("K", (), {"vmlinuz": "bz"})()
@@ -490,7 +508,7 @@ check "a kernel warning the guest's suite attributed is no guest problem; one it
 	test $? = 0
 
 python3 "$TMP/unit.py" "$VMTEST" "$TMP" starved >"$OUT" 2>&1
-check "wall-clock TCG: a case failed by stall reports alone is a skip quoting them (not under icount or KVM, not with another report); guests run on one TCG thread" \
+check "wall-clock TCG: a case (or a test, after its last case) failed by stall reports alone is a skip quoting them (not under icount or KVM, not with another report); guests run on one TCG thread" \
 	test $? = 0
 
 python3 "$TMP/unit.py" "$VMTEST" "$TMP" envskip >"$OUT" 2>&1
