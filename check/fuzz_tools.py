@@ -9,8 +9,8 @@ or 125) with at most one line on stderr, never an exception, never a
 hang: 1 s of CPU a call (SIGPROF: a loop that does not end), or 20 s on
 the clock (SIGALRM: a wait that does not end). A machine that stops
 this process for a second is no hang: make check once counted one on
-the wall clock's 1 s, and the same seed ran clean after. Prints TAP. The tools run in this
-process, so thousands of inputs take seconds.
+the wall clock's 1 s, and the same seed ran clean after. Prints TAP.
+The tools run in this process, so thousands of inputs take seconds.
 """
 
 import contextlib
