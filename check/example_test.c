@@ -52,7 +52,7 @@ static const char *const topos[] = { [LOOPBACK] = "loopback" };
 /* Local delivery copies: both sends are expected copied. */
 static const struct row_matrix cases = {
 	.base = &(const struct row){
-		.zc = { .fn = case_verdict, .pre = need_so_zerocopy, .timeout = 10 },
+		.zc = { .fn = case_verdict, .pre = need_so_zerocopy },
 		.verdict = ZC_VERDICT_COPIED,
 	},
 	.axes = {
@@ -87,7 +87,7 @@ static void case_verdict(const struct zc_case *c, const struct row *r,
 			close(fd[i]);
 	ok = v >= 0 && ZC_CHECK_EQ(&why, "verdict (0 zerocopy, 1 copied)",
 				   v, r->verdict);
-	ktap_result(c->name, ok, "%s", why.msg);
+	ktap_result_why(c->name, ok, &why);
 }
 
 /* A connected UDP pair on 127.0.0.1 in nsfd: tx sends to rx. */

@@ -289,7 +289,7 @@ static void case_requests(const struct zc_case *zc, const struct req *a,
 	if (c->have_usage)
 		ktap_zcmode(zc->name, ss.l.usage_zc, ss.l.usage_copied);
 	if (!zc_session_traffic(&ss, &why))
-		ktap_fail(zc->name, "%s", why.msg);
+		ktap_fail_why(zc->name, &why);
 	else
 		ktap_result(zc->name, ss.ok, "contract broken");
 out:
@@ -328,7 +328,7 @@ static void case_usage(const struct zc_case *zc, const struct req *a,
 	if (usage)
 		ktap_zcmode(zc->name, ss.l.usage_zc, ss.l.usage_copied);
 	if (!zc_session_traffic(&ss, &why))
-		ktap_fail(zc->name, "%s", why.msg);
+		ktap_fail_why(zc->name, &why);
 	else if (!ss.ok)
 		ktap_fail(zc->name, "contract broken");
 	else if (ss.l.usage_copied > want_cp && zc_env_copy_cause(&c->k.t, &why))
@@ -552,7 +552,7 @@ static void case_rate(const struct zc_case *zc, const struct req *a,
 	}
 	rate_config(zc, c, &cfg, &arm[narm - 1].tx);
 	if (zc_sink_rate(&c->k, &mc, arm, narm, &vs_send, &sunk, &why)) {
-		ktap_fail(zc->name, "%s", why.msg);
+		ktap_fail_why(zc->name, &why);
 		goto out;
 	}
 	st = zc_sender_stats(arm[narm - 1].tx.s);

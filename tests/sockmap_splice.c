@@ -294,7 +294,7 @@ static bool splice_broken(const struct zc_case *c, struct ctx *cx)
 	if (r->mode != ZC_SM_INGRESS || r->call != ZC_SM_SPLICE ||
 	    splice_probe(cx) == ZC_SM_PROBE_SUPPORTED)
 		return false;
-	ktap_fail(c->name, "%s", cx->probe_reason.msg);
+	ktap_fail_why(c->name, &cx->probe_reason);
 	return true;
 }
 
@@ -314,7 +314,7 @@ static void topo_case(const struct zc_case *c, struct ctx *cx, topo_body *body)
 		return;
 	if (zc_sm_topo_setup(&t, r->mode, r->whole_queue ? queue_rcvbuf(cx) :
 			     cx->rcvbuf, &why)) {
-		ktap_fail(c->name, "%s", why.msg);
+		ktap_fail_why(c->name, &why);
 		return;
 	}
 	ret = body(cx, &t, r, &why);
@@ -322,7 +322,7 @@ static void topo_case(const struct zc_case *c, struct ctx *cx, topo_body *body)
 	if (ret > 0)
 		ktap_xfail(c->name, "%s", why.msg);
 	else
-		ktap_result(c->name, !ret, "%s: %s", c->name, why.msg);
+		ktap_result_why(c->name, !ret, &why);
 }
 
 /*
@@ -438,14 +438,14 @@ static void case_pass_soak(const struct zc_case *c, const struct row *r,
 		n++;
 	}
 	cx->o.quiet = quiet;
+	if (ret)
+		zc_why_prefix(&why, "transfer %d of %lu B", n, VARIANT_BYTES);
 	if (ret > 0)
-		ktap_xfail(c->name, "transfer %d of %lu B: %s", n, VARIANT_BYTES,
-			   why.msg);
+		ktap_xfail(c->name, "%s", why.msg);
 	else if (ret < 0)
-		ktap_fail(c->name, "%s: transfer %d of %lu B: %s", c->name, n,
-			  VARIANT_BYTES, why.msg);
+		ktap_fail_why(c->name, &why);
 	else
-		ktap_result(c->name, n > 0, "%s: no transfer ran", c->name);
+		ktap_result(c->name, n > 0, "no transfer ran");
 	if (!ret && !quiet)
 		ktap_print_msg("%s: %d transfers of %lu B in %g s, each exact and verified",
 			       c->name, n, VARIANT_BYTES, cx->soak);
@@ -741,7 +741,7 @@ static void case_psock_teardown(const struct zc_case *c, const struct row *row,
 	}
 	if (zc_psock_race_open(&r, &cx->pat, cx->o.cpu_tx, cx->o.cpu_rx,
 			       queue_rcvbuf(cx), TEARDOWN_BYTES, &why)) {
-		ktap_fail(c->name, "%s", why.msg);
+		ktap_fail_why(c->name, &why);
 		return;
 	}
 	ret = teardown_rounds(&r, &why, &rounds);
@@ -750,9 +750,9 @@ static void case_psock_teardown(const struct zc_case *c, const struct row *row,
 	if (ret > 0)
 		ktap_xfail(c->name, "%s", why.msg);
 	else if (ret < 0)
-		ktap_fail(c->name, "%s: %s", c->name, why.msg);
+		ktap_fail_why(c->name, &why);
 	else
-		ktap_result(c->name, true, NULL);
+		ktap_pass(c->name);
 	if (!ret && !cx->o.quiet)
 		ktap_print_msg("%s: forward-alloc of c2 stayed whole pages in %d pairs over %d round(s) of %lu B",
 			       c->name, ZC_PR_PAIRS, rounds, TEARDOWN_BYTES);
@@ -837,14 +837,15 @@ static void case_rate(const struct zc_case *c, const struct row *row,
 	if (splice_broken(c, cx))
 		return;
 	if (measure(cx, s, &rate, &ratio, &why)) {
-		ktap_fail(c->name, "%s: %s%s", c->name, why.msg,
-			  s->ref ? " (paired with read)" : "");
+		if (s->ref)
+			zc_why_prefix(&why, "paired with read");
+		ktap_fail_why(c->name, &why);
 		return;
 	}
 	zc_report_rate(s->rate, &rate, false);
 	if (s->ref)
 		ktap_metric(s->ratio, &ratio, "ratio");
-	ktap_result(c->name, rate.bytes > 0, "%s: no bytes moved", c->name);
+	ktap_result(c->name, rate.bytes > 0, "no bytes moved");
 }
 
 /* Setup */

@@ -393,7 +393,7 @@ static void case_verdict(const struct zc_case *c, const struct row *v,
 		if (way_of(v)->setup == SETUP_XDP && (ret == -EOPNOTSUPP || ret == -EINVAL))
 			ktap_skip(c->name, "%s", why.msg);
 		else
-			ktap_fail(c->name, "%s: %s", c->name, why.msg);
+			ktap_fail_why(c->name, &why);
 		return;
 	}
 	zc_vrun_case(c->name, &r.run, expect_here(r.cx, r.v)->what, nowit);
@@ -434,7 +434,7 @@ static void case_list_taps(const struct zc_case *c, const struct row *v,
 	for (i = 0; i < want; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
-	ktap_result(c->name, n >= 0 && ok, "%s: %s", c->name, why.msg);
+	ktap_result_why(c->name, n >= 0 && ok, &why);
 }
 
 /* ---- rates: without and with the tap, interleaved ---- */
@@ -514,7 +514,7 @@ static void case_rate(const struct zc_case *c, const struct row *rc,
 		return;
 	}
 	if (ret) {
-		ktap_fail(c->name, "%s", why.msg);
+		ktap_fail_why(c->name, &why);
 		return;
 	}
 	snprintf(name, sizeof(name), TEST_NAME ".udp4.%s.tap_ratio", mode_names[rc->mode]);

@@ -377,7 +377,7 @@ static void bind_traffic(const struct zc_case *c, const struct row *cell,
 		return;
 	}
 	if (zc_xsk_run_burst(r)) {
-		ktap_fail(c->name, "%s", r->why.msg);
+		ktap_fail_why(c->name, &r->why);
 		return;
 	}
 	if (!x->o.quiet)
@@ -388,7 +388,7 @@ static void bind_traffic(const struct zc_case *c, const struct row *cell,
 	if (bind_zcmode(c, cell, r))
 		ktap_pass(c->name);
 	else
-		ktap_fail_unexpected(c->name, "%s", r->why.msg);
+		ktap_fail_unexpected_why(c->name, &r->why);
 }
 
 static void case_bind(const struct zc_case *c, const struct row *row,
@@ -413,7 +413,7 @@ static void case_bind(const struct zc_case *c, const struct row *row,
 		if (cell->at == AT_NATIVE && !d->veth && strstr(r.why.msg, "attach"))
 			ktap_skip(c->name, "%s", r.why.msg);
 		else
-			ktap_fail(c->name, "%s", r.why.msg);
+			ktap_fail_why(c->name, &r.why);
 		zc_xsk_run_close(&r);
 		return;
 	}
@@ -429,7 +429,7 @@ static void case_bind(const struct zc_case *c, const struct row *row,
 	if (ret == 2)
 		ktap_skip(c->name, "%s", r.why.msg);
 	else if (ret < 0)
-		ktap_fail(c->name, "%s", r.why.msg);
+		ktap_fail_why(c->name, &r.why);
 	else
 		bind_traffic(c, cell, x, &r, tries);
 	zc_xsk_run_close(&r);
@@ -652,7 +652,7 @@ static void case_data(const struct zc_case *c, const struct row *row,
 				.nframes = 1024, .drop_only = dc->path == ZC_XSK_XDPDROP,
 			    }) ||
 	    zc_xsk_run_start(&r, dc->path, bm_flags[dc->bm], dc->at == AT_NATIVE, secs)) {
-		ktap_fail(c->name, "%s", r.why.msg);
+		ktap_fail_why(c->name, &r.why);
 		zc_xsk_run_close(&r);
 		return;
 	}
@@ -667,11 +667,11 @@ static void case_data(const struct zc_case *c, const struct row *row,
 	if (dc->path != ZC_XSK_TXONLY)
 		zc_xsk_gen_print(&r.g, zc_now() - t0);
 	if (!zc_xsk_run_account(&r, dc->path))
-		ktap_fail(c->name, "%s", r.why.msg);
+		ktap_fail_why(c->name, &r.why);
 	else if (report_data(x, c, dc, &r, &rate, &seen))
 		ktap_pass(c->name);
 	else
-		ktap_fail_unexpected(c->name, "%s", r.why.msg);
+		ktap_fail_unexpected_why(c->name, &r.why);
 	zc_xsk_wit_pause(false);
 	zc_xsk_run_close(&r);
 }

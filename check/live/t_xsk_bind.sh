@@ -124,12 +124,12 @@ fi
 
 # The witness can fail: made to report every frame the wrong way round
 # (pool frames as copies and back), a copy bind's rows must FAIL naming
-# the witness's counts and XDP_OPTIONS.
+# the file:line of the failing check, the witness's counts and XDP_OPTIONS.
 if grep -q '^# xsk witness: rx per frame' <<<"$run"; then
 	out=$(ZC_INJECT_XSK_WITNESS_LIE=1 timeout 60 "$BIN" -t bind.copy.wakeup.native \
 		-t rxdrop.copy.skb --duration 0.05 --repeat 1 </dev/null 2>&1)
 	rc=$?
-	n=$(grep -cE '^# witness: rx=zerocopy\(xdp_mem_type:zerocopy=[1-9][0-9]*,copied=0\).*, but XDP_OPTIONS says copy and the row expects rx:copied' <<<"$out")
+	n=$(grep -cE '^# [a-z_]+\.c:[0-9]+: [a-z.]+: witness: rx=zerocopy\(xdp_mem_type:zerocopy=[1-9][0-9]*,copied=0\).*, but XDP_OPTIONS says copy and the row expects rx:copied' <<<"$out")
 	if [ "$rc" = 1 ] && [ "$n" = 2 ] && [ "$(grep -c '^not ok' <<<"$out")" = 2 ]; then
 		ok "xsk_bind.witness_disagreement_fails"
 	else

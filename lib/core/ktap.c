@@ -19,19 +19,11 @@ static bool header_done;
 static char *early[MAX_EARLY];
 static int nearly;
 
-/*
- * While a case runs under the kernel log watch its result waits here:
- * a splat in the case's window may still turn it into a failure, or an
- * expected failure naming a known kernel bug.
- */
+/* While a case's body runs, what it reports waits here for the runner. */
 static struct {
-	bool active, have, ok;
-	bool unexpected;	/* a FAIL no expected failure may cover */
-	unsigned int *counter;
-	const char *directive;
-	char name[160];
-	char reason[512];
-} held;
+	bool active;
+	struct ktap_body b;
+} body;
 
 static FILE *out(void)
 {
@@ -48,7 +40,7 @@ void ktap_reset(void)
 	memset(&counts, 0, sizeof(counts));
 	test_num = 0;
 	header_done = false;
-	memset(&held, 0, sizeof(held));
+	memset(&body, 0, sizeof(body));
 	while (nearly > 0)
 		free(early[--nearly]);
 }
@@ -120,87 +112,71 @@ static void clean_reason(char *s)
 			*s = ' ';
 }
 
-static void result_line(bool ok, const char *name, const char *directive,
-			const char *reason)
+static unsigned int *counter(enum ktap_status st)
 {
-	test_num++;
-	fprintf(out(), "%s %u %s", ok ? "ok" : "not ok", test_num, name);
-	if (directive)
-		fprintf(out(), " # %s%s%s", directive,
-			reason && reason[0] ? " " : "", reason ? reason : "");
-	fputc('\n', out());
-	fflush(out());
-}
-
-static void result(unsigned int *counter, bool ok, const char *name,
-		   const char *directive, const char *reason)
-{
-	(*counter)++;
-	if (!held.active || held.have) {
-		result_line(ok, name, directive, reason);
-		return;
+	switch (st) {
+	case KTAP_PASS:
+		return &counts.pass;
+	case KTAP_SKIP:
+		return &counts.skip;
+	case KTAP_XFAIL:
+		return &counts.xfail;
+	case KTAP_XPASS:
+		return &counts.xpass;
+	default:
+		return &counts.fail;
 	}
-	held.have = true;
-	held.ok = ok;
-	held.counter = counter;
-	held.directive = directive;
-	snprintf(held.name, sizeof(held.name), "%s", name);
-	snprintf(held.reason, sizeof(held.reason), "%s", reason ? reason : "");
 }
 
-void ktap_hold(void)
-{
-	memset(&held, 0, sizeof(held));
-	held.active = true;
-}
-
-void ktap_hold_release(void)
-{
-	if (held.have)
-		result_line(held.ok, held.name, held.directive, held.reason);
-	memset(&held, 0, sizeof(held));
-}
-
-bool ktap_held_unexpected(void)
-{
-	return held.have && held.unexpected;
-}
-
-enum ktap_status ktap_held(void)
-{
-	if (!held.have)
-		return KTAP_NONE;
-	if (held.counter == &counts.pass)
-		return KTAP_PASS;
-	if (held.counter == &counts.fail)
-		return KTAP_FAIL;
-	if (held.counter == &counts.skip)
-		return KTAP_SKIP;
-	if (held.counter == &counts.xfail)
-		return KTAP_XFAIL;
-	return KTAP_XPASS;
-}
-
-void ktap_hold_change(enum ktap_status to, const char *reason)
+void ktap_report(const char *name, enum ktap_status st, const char *reason)
 {
 	static const char *const dirs[] = {
 		[KTAP_SKIP] = "SKIP", [KTAP_XFAIL] = "XFAIL", [KTAP_XPASS] = "XPASS",
 	};
-	unsigned int *const ctr[] = {
-		[KTAP_PASS] = &counts.pass, [KTAP_FAIL] = &counts.fail,
-		[KTAP_SKIP] = &counts.skip, [KTAP_XFAIL] = &counts.xfail,
-		[KTAP_XPASS] = &counts.xpass,
-	};
+	const char *dir = dirs[st];
+	char clean[512];
 
-	if (!held.have || to == KTAP_NONE)
+	(*counter(st))++;
+	test_num++;
+	fprintf(out(), "%s %u %s", st == KTAP_FAIL || st == KTAP_NONE ? "not ok" : "ok",
+		test_num, name);
+	if (dir) {
+		snprintf(clean, sizeof(clean), "%s", reason ? reason : "");
+		clean_reason(clean);
+		fprintf(out(), " # %s%s%s", dir, clean[0] ? " " : "", clean);
+	}
+	fputc('\n', out());
+	fflush(out());
+}
+
+static void result(enum ktap_status st, bool unexpected, const char *name,
+		   const char *reason)
+{
+	if (!body.active) {
+		ktap_report(name, st, reason);
 		return;
-	(*held.counter)--;
-	held.counter = ctr[to];
-	(*held.counter)++;
-	held.ok = to != KTAP_FAIL;
-	held.directive = dirs[to];
-	snprintf(held.reason, sizeof(held.reason), "%s", reason ? reason : "");
-	clean_reason(held.reason);
+	}
+	if (body.b.status != KTAP_NONE) {
+		body.b.extra++;
+		ktap_print_msg("%s: a second verdict (%s) of one case, not counted",
+			       name, st == KTAP_FAIL ? "fail" : "not a failure");
+		return;
+	}
+	body.b.status = st;
+	body.b.unexpected = unexpected;
+	snprintf(body.b.reason, sizeof(body.b.reason), "%s", reason ? reason : "");
+}
+
+void ktap_body_begin(void)
+{
+	memset(&body, 0, sizeof(body));
+	body.active = true;
+}
+
+void ktap_body_end(struct ktap_body *b)
+{
+	*b = body.b;
+	memset(&body, 0, sizeof(body));
 }
 
 void ktap_count_error(void)
@@ -210,74 +186,65 @@ void ktap_count_error(void)
 
 void ktap_pass(const char *name)
 {
-	result(&counts.pass, true, name, NULL, NULL);
+	result(KTAP_PASS, false, name, NULL);
 }
 
-void ktap_fail(const char *name, const char *fmt, ...)
+/* "# FILE:LINE: NAME: MSG", the failing check's place first. */
+static void fail_msg(const char *file, int line, const char *name,
+		     const char *msg)
 {
+	ktap_print_msg("%s:%d: %s: %s", file, line, name,
+		       msg && msg[0] ? msg : "failed");
+}
+
+void ktap_fail_at(const char *file, int line, const char *name,
+		  bool unexpected, const char *fmt, ...)
+{
+	char msg[1024] = "";
 	va_list ap;
 
 	if (fmt) {
 		va_start(ap, fmt);
-		vmsg(fmt, ap);
+		vsnprintf(msg, sizeof(msg), fmt, ap);
 		va_end(ap);
 	}
-	result(&counts.fail, false, name, NULL, NULL);
+	fail_msg(file, line, name, msg);
+	result(KTAP_FAIL, unexpected, name, NULL);
 }
 
-void ktap_fail_unexpected(const char *name, const char *fmt, ...)
+void ktap_fail_why_at(const char *file, int line, const char *name,
+		      bool unexpected, const struct zc_why *why)
 {
-	bool had = held.have;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg(fmt, ap);
-	va_end(ap);
-	result(&counts.fail, false, name, NULL, NULL);
-	if (held.active && !had && held.have)
-		held.unexpected = true;
+	if (why->file)
+		fail_msg(why->file, why->line, name, why->msg);
+	else
+		fail_msg(file, line, name, why->msg);
+	result(KTAP_FAIL, unexpected, name, NULL);
 }
 
-static void directive(unsigned int *counter, const char *name,
-		      const char *dir, const char *fmt, va_list ap)
+static void directive(enum ktap_status st, const char *name,
+		      const char *fmt, va_list ap)
 {
 	char reason[512] = "";
 
 	if (fmt)
 		vsnprintf(reason, sizeof(reason), fmt, ap);
-	clean_reason(reason);
-	result(counter, true, name, dir, reason);
+	result(st, false, name, reason);
 }
 
-#define DIRECTIVE_FN(fn, field, dir)					\
+#define DIRECTIVE_FN(fn, st)						\
 void fn(const char *name, const char *fmt, ...)				\
 {									\
 	va_list ap;							\
 									\
 	va_start(ap, fmt);						\
-	directive(&counts.field, name, dir, fmt, ap);			\
+	directive(st, name, fmt, ap);					\
 	va_end(ap);							\
 }
 
-DIRECTIVE_FN(ktap_skip, skip, "SKIP")
-DIRECTIVE_FN(ktap_xfail, xfail, "XFAIL")
-DIRECTIVE_FN(ktap_xpass, xpass, "XPASS")
-
-void ktap_result(const char *name, bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (ok) {
-		ktap_pass(name);
-		return;
-	}
-	if (fmt) {
-		va_start(ap, fmt);
-		vmsg(fmt, ap);
-		va_end(ap);
-	}
-	ktap_fail(name, NULL);
-}
+DIRECTIVE_FN(ktap_skip, KTAP_SKIP)
+DIRECTIVE_FN(ktap_xfail, KTAP_XFAIL)
+DIRECTIVE_FN(ktap_xpass, KTAP_XPASS)
 
 void ktap_metric_speed(const char *name, const struct zc_stats *s,
 		       const char *unit, const struct zc_stats *speed)
@@ -333,11 +300,6 @@ void ktap_zcmode(const char *name, unsigned long zerocopy, unsigned long copied)
 const struct ktap_counts *ktap_counts(void)
 {
 	return &counts;
-}
-
-unsigned int ktap_reported(void)
-{
-	return test_num + held.have;
 }
 
 int ktap_exit_code(const struct ktap_counts *c)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * kselftest-compatible TAP output and metric lines: the writer at the
- * bottom of lib/, knowing only struct zc_stats (stats.h). The case table
+ * bottom of lib/, knowing only struct zc_stats (stats.h) and the reasons
+ * it prints (why.h). The case table
  * is runner.h, the config and rate lines report.h.
  */
 #ifndef ZC_KTAP_H
@@ -11,6 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+
+#include "core/why.h"
 
 /* kselftest exit codes */
 #define KSFT_PASS	0
@@ -44,25 +47,43 @@ void ktap_plan(unsigned int n);
 void ktap_print_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 void ktap_pass(const char *name);
-void ktap_fail(const char *name, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 void ktap_skip(const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void ktap_xfail(const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void ktap_xpass(const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/*
+ * Failures name where they were found, as the kernel's harness does:
+ * "# FILE:LINE: NAME: what was expected, what was seen". The plain forms
+ * take the line they are called from; the _why forms the line of the
+ * check that wrote the reason (zc_why_set, ZC_CHECK), else their own.
+ */
+#define ktap_fail(name, ...) \
+	ktap_fail_at(ZC_FILE, __LINE__, (name), false, __VA_ARGS__)
+#define ktap_fail_why(name, why) \
+	ktap_fail_why_at(ZC_FILE, __LINE__, (name), false, (why))
+/* pass when ok, otherwise fail with the reason */
+#define ktap_result(name, ok, ...) \
+	((ok) ? ktap_pass(name) : ktap_fail(name, __VA_ARGS__))
+#define ktap_result_why(name, ok, why) \
+	((ok) ? ktap_pass(name) : ktap_fail_why(name, why))
 /*
  * A failure that is not the deviation the case's expected failure names
  * (a mix of outcomes where all one way was expected, a witness that
  * disagrees with the kernel): FAIL, and it stays FAIL when the runner
  * applies an expected failure (a row's xfail, a precondition's ZC_XFAIL).
  */
-void ktap_fail_unexpected(const char *name, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-/* pass when ok, otherwise fail with the reason */
-void ktap_result(const char *name, bool ok, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+#define ktap_fail_unexpected(name, ...) \
+	ktap_fail_at(ZC_FILE, __LINE__, (name), true, __VA_ARGS__)
+#define ktap_fail_unexpected_why(name, why) \
+	ktap_fail_why_at(ZC_FILE, __LINE__, (name), true, (why))
+void ktap_fail_at(const char *file, int line, const char *name,
+		  bool unexpected, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+void ktap_fail_why_at(const char *file, int line, const char *name,
+		      bool unexpected, const struct zc_why *why);
 
 /*
  * One metric line, the grammar documented in doc/results.md:
@@ -89,7 +110,6 @@ void ktap_zcmode_note(const char *name, unsigned long zerocopy, unsigned long co
 const char *ktap_zcmode_word(unsigned long zerocopy, unsigned long copied);
 
 const struct ktap_counts *ktap_counts(void);
-unsigned int ktap_reported(void);
 /* Totals line; returns the kselftest exit code for the counts. */
 int ktap_finish(void);
 int ktap_exit_code(const struct ktap_counts *c);
@@ -99,17 +119,25 @@ void __attribute__((noreturn)) ktap_exit_fail_msg(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 
 /*
- * The runner holds a case's result line until its verdict is final: an
- * expected failure, or a kernel splat in the case's window, may still
- * change it.
+ * A case's body does not print its result line: what it reports is
+ * held, and the runner decides the case's status from it and from what
+ * the body cannot know (an expected failure, a kernel splat in the
+ * case's window, a starved or paused process), then reports that.
  */
 enum ktap_status { KTAP_NONE, KTAP_PASS, KTAP_FAIL, KTAP_SKIP, KTAP_XFAIL, KTAP_XPASS };
-void ktap_hold(void);
-enum ktap_status ktap_held(void);
-/* Is the held result a ktap_fail_unexpected()? */
-bool ktap_held_unexpected(void);
-void ktap_hold_change(enum ktap_status to, const char *reason);
-void ktap_hold_release(void);
+
+struct ktap_body {
+	enum ktap_status status;	/* KTAP_NONE: it reported nothing */
+	bool unexpected;		/* a ktap_fail_unexpected() */
+	unsigned int extra;		/* results reported after the first */
+	char reason[512];		/* a SKIP's, XFAIL's or XPASS's reason */
+};
+
+/* From here to ktap_body_end(), results are held, not printed. */
+void ktap_body_begin(void);
+void ktap_body_end(struct ktap_body *b);
+/* The case's result line, counted in the totals. */
+void ktap_report(const char *name, enum ktap_status st, const char *reason);
 /* A fault of the binary rather than of a case (fails the run). */
 void ktap_count_error(void);
 

@@ -90,7 +90,6 @@ static int add_row(const struct zc_matrix *m, void *row,
 		.arg = r,
 		.xfail = h->xfail,
 		.pre = h->pre ? m->pre : NULL,
-		.timeout = h->timeout,
 	};
 	return out->cases[out->n - 1].name ? 0 :
 	       zc_why_set(why, "out of memory");

@@ -71,7 +71,7 @@ struct zc_matrix_axis {
 
 /*
  * The runner's part of a row, typed by it: the body, the precondition
- * (optional), a known failure's reason and a time limit. Put it first
+ * (optional) and a known failure's reason. Put it first
  * in the row: ZC_ROW_HOOKS(struct req, struct ctx);
  */
 #define ZC_ROW_HOOKS(row_t, ctx_t)						\
@@ -80,7 +80,6 @@ struct zc_matrix_axis {
 		enum zc_pre (*pre)(const struct zc_case *c, const row_t *r,	\
 				   ctx_t *x, struct zc_why *why);		\
 		const char *xfail;						\
-		unsigned int timeout;						\
 	} zc
 
 /* Any row's ZC_ROW_HOOKS, as the generic code reads them. */
@@ -88,7 +87,6 @@ struct zc_matrix_hooks {
 	void (*fn)(void);
 	void (*pre)(void);
 	const char *xfail;
-	unsigned int timeout;
 };
 
 /* The untyped view zc_matrix_expand() works on (ZC_MATRIX_TYPE fills it). */

@@ -1,17 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The case runner: options, selection, listing, per-case precondition,
- * setup, body, teardown and time limit, the kernel log verdict of each
- * case's window, and the machine-speed report at the end.
+ * The case runner: options, selection, listing, per-case precondition
+ * and body, the one decision of each case's status (case_status), and
+ * the machine-speed report at the end.
  */
 #include <errno.h>
 #include <fnmatch.h>
-#include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "core/clock.h"
@@ -63,18 +60,23 @@ static bool bug_carried(const struct zc_known_bug *b, struct zc_why *why)
 	return b->probe(why) != 0;
 }
 
+/* What the kernel log of a case's window says about the case. */
+struct kmsg_finding {
+	enum { KMSG_CLEAN, KMSG_KNOWN_BUG, KMSG_UNKNOWN } kind;
+	char reason[512];	/* a known bug's name and first line */
+};
+
 /*
- * The kernel log of a case's window decides with the case: a splat of
- * one of our threads, or of no task while no other run of the suite was
- * active, belongs to the case; a splat of no task while another run was
- * active cannot be placed and fails the binary (error); another
- * process's splat is only reported.
+ * A splat of one of our threads, or of no task while no other run of
+ * the suite was active, belongs to the case; a splat of no task while
+ * another run was active cannot be placed and fails the binary (error);
+ * another process's splat is only reported.
  */
-static void kmsg_verdict(const char *name)
+static void kmsg_read(const char *name, struct kmsg_finding *f)
 {
 	const struct zc_known_bug *known = NULL, *b;
 	struct zc_splat s[8];
-	char sum[512], reason[512];
+	char sum[512];
 	struct zc_why why;
 	bool shared, unknown = false;
 	enum zc_splat_owner own;
@@ -109,187 +111,106 @@ static void kmsg_verdict(const char *name)
 		ktap_print_msg("kmsg: %d more reports in the window", n - (int)ZC_ARRAY_SIZE(s));
 		unknown = true;
 	}
-	if (unknown) {
-		ktap_hold_change(KTAP_FAIL, NULL);
-	} else if (known && ktap_held() != KTAP_FAIL) {
-		snprintf(reason, sizeof(reason), "known kernel bug %s: %s",
+	f->kind = unknown ? KMSG_UNKNOWN : known ? KMSG_KNOWN_BUG : KMSG_CLEAN;
+	if (f->kind == KMSG_KNOWN_BUG)
+		snprintf(f->reason, sizeof(f->reason), "known kernel bug %s: %s",
 			 known->name, s[0].first);
-		ktap_hold_change(KTAP_XFAIL, reason);
-	}
 }
 
-/*
- * An expected failure turns FAIL into XFAIL and PASS into XPASS; a
- * failure the body reported as unexpected (ktap_fail_unexpected) is not
- * the one expected and stays FAIL.
- */
-static void expect_failure(const char *name, const char *reason)
-{
-	enum ktap_status st = ktap_held();
-
-	if (st == KTAP_FAIL && ktap_held_unexpected())
-		ktap_print_msg("%s: not the expected failure (%s)", name, reason);
-	else if (st == KTAP_FAIL)
-		ktap_hold_change(KTAP_XFAIL, reason);
-	else if (st == KTAP_PASS)
-		ktap_hold_change(KTAP_XPASS, reason);
-}
-
-/*
- * A case's time limit is kept by a watchdog thread, not a signal
- * handler: printing the verdict and running the exit cleanups (every
- * namespace and program) is not async-signal-safe, but is safe from a
- * thread of its own while the hung body sleeps in the kernel.
- */
-struct watchdog {
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t done_cond;
-	bool done;
-	bool armed;
-	const struct zc_case *c;
+/* Everything a case's status is decided from. */
+struct case_facts {
+	const char *name;
+	enum zc_pre pre;		/* the precondition's word */
+	const char *pre_why;		/* its reason */
+	const char *xfail;		/* the row's known failure, or NULL */
+	struct ktap_body body;		/* what the body reported */
+	const char *starved;		/* a wait that ran out of patience, or NULL */
+	double paused;			/* seconds this process was not scheduled */
+	struct kmsg_finding kmsg;
 };
 
-static struct watchdog wd = { .lock = PTHREAD_MUTEX_INITIALIZER };
-
 /*
- * A case past its limit is hung in the kernel or in a loop that is not
- * bounded: name it, then leave through exit() so the cleanups still run.
+ * The one place a case's status is decided, in this order:
+ * - a precondition's SKIP: the body never ran;
+ * - the body's result (none is a FAIL);
+ * - a FAIL while a wait starved, or while this process was not running
+ *   (SIGSTOP, a frozen VM), is no verdict on the kernel: SKIP;
+ * - an expected failure (the precondition's ZC_XFAIL, else the row's
+ *   xfail) turns FAIL into XFAIL and PASS into XPASS, but not a failure
+ *   the body reported as unexpected (ktap_fail_unexpected);
+ * - the kernel log last: a splat that is no known bug fails the case, a
+ *   known bug carried by this kernel makes any other status XFAIL.
  */
-static void *watchdog_fn(void *arg)
+static enum ktap_status case_status(const struct case_facts *f,
+				    char *reason, size_t len)
 {
-	struct timespec end;
-	bool done;
-	int ret = 0;
+	enum ktap_status st = f->body.status;
+	const char *expected = f->pre == ZC_XFAIL ? f->pre_why : f->xfail;
 
-	(void)arg;
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += wd.c->timeout;
-	pthread_mutex_lock(&wd.lock);
-	while (!wd.done && ret != ETIMEDOUT)
-		ret = pthread_cond_timedwait(&wd.done_cond, &wd.lock, &end);
-	done = wd.done;
-	pthread_mutex_unlock(&wd.lock);
-	if (done)
-		return NULL;
-	ktap_hold_release();
-	ktap_fail(wd.c->name, "%s: timed out after %u s", wd.c->name,
-		  wd.c->timeout);
-	exit(ktap_finish());
-}
-
-static void arm_timeout(const struct zc_case *c)
-{
-	pthread_condattr_t attr;
-
-	if (!c->timeout)
-		return;
-	/* The deadline is on the monotonic clock: a clock step must not move it. */
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&wd.done_cond, &attr);
-	pthread_condattr_destroy(&attr);
-	wd.c = c;
-	wd.done = false;
-	wd.armed = !pthread_create(&wd.thread, NULL, watchdog_fn, NULL);
-	if (!wd.armed)
-		ktap_print_msg("%s: no watchdog thread, no time limit", c->name);
-}
-
-static void disarm_timeout(void)
-{
-	if (!wd.armed)
-		return;
-	pthread_mutex_lock(&wd.lock);
-	wd.done = true;
-	pthread_cond_signal(&wd.done_cond);
-	pthread_mutex_unlock(&wd.lock);
-	pthread_join(wd.thread, NULL);
-	pthread_cond_destroy(&wd.done_cond);
-	wd.armed = false;
-}
-
-static void run_body(const struct zc_case *c, void *ctx)
-{
-	unsigned int before = ktap_reported();
-	struct zc_why why = { "" };
-
-	if (c->setup && c->setup(c, ctx, &why)) {
-		ktap_fail(c->name, "%s: setup: %s", c->name, why.msg);
-		return;
+	reason[0] = '\0';
+	if (f->pre == ZC_SKIP) {
+		snprintf(reason, len, "%s", f->pre_why);
+		return KTAP_SKIP;
 	}
-	arm_timeout(c);
-	c->fn(c, ctx);
-	disarm_timeout();
-	if (c->teardown)
-		c->teardown(c, ctx);
-	if (ktap_reported() == before)
-		ktap_fail(c->name, "case reported no result");
-	else if (ktap_reported() != before + 1)
-		ktap_count_error();
-}
-
-static const char *harness_paused(double secs)
-{
-	static char msg[160];
-
-	snprintf(msg, sizeof(msg),
-		 "harness stall: this test process was not scheduled for %.1f s during the case (stopped, or a frozen or starved machine), not the kernel's",
-		 secs);
-	return msg;
-}
-
-/*
- * A failure while a bounded wait of the case ran out of patience with
- * progress still coming (zc_bound_over): a machine too slow for the
- * case, no verdict.
- */
-static void starved_skip(const char *name, unsigned int before)
-{
-	char note[160], msg[320];
-
-	if (ktap_held() != KTAP_FAIL || zc_starved_count(note, sizeof(note)) == before)
-		return;
-	snprintf(msg, sizeof(msg),
-		 "starved: a wait of the case was %s: this machine is too slow or loaded for %s, not the kernel's",
-		 note, name);
-	ktap_hold_change(KTAP_SKIP, msg);
+	if (st == KTAP_NONE) {
+		ktap_print_msg("%s: case reported no result", f->name);
+		st = KTAP_FAIL;
+	}
+	snprintf(reason, len, "%s", f->body.reason);
+	if (st == KTAP_FAIL && f->starved) {
+		snprintf(reason, len,
+			 "starved: a wait of the case was %s: this machine is too slow or loaded for %s, not the kernel's",
+			 f->starved, f->name);
+		st = KTAP_SKIP;
+	} else if (st == KTAP_FAIL && f->paused > 0) {
+		snprintf(reason, len,
+			 "harness stall: this test process was not scheduled for %.1f s during the case (stopped, or a frozen or starved machine), not the kernel's",
+			 f->paused);
+		st = KTAP_SKIP;
+	}
+	if (expected && st == KTAP_FAIL && f->body.unexpected) {
+		ktap_print_msg("%s: not the expected failure (%s)", f->name, expected);
+	} else if (expected && (st == KTAP_FAIL || st == KTAP_PASS)) {
+		snprintf(reason, len, "%s", expected);
+		st = st == KTAP_FAIL ? KTAP_XFAIL : KTAP_XPASS;
+	}
+	if (f->kmsg.kind == KMSG_UNKNOWN) {
+		reason[0] = '\0';
+		st = KTAP_FAIL;
+	} else if (f->kmsg.kind == KMSG_KNOWN_BUG && st != KTAP_FAIL) {
+		snprintf(reason, len, "%s", f->kmsg.reason);
+		st = KTAP_XFAIL;
+	}
+	return st;
 }
 
 static void run_case(const struct zc_case *c, void *ctx, bool watch)
 {
-	enum zc_pre pre = ZC_RUN;
+	struct case_facts f = { .name = c->name, .pre = ZC_RUN, .xfail = c->xfail };
 	struct zc_why why = { "" };
+	char note[160], reason[512];
 	unsigned int starved;
-	double paused;
+	enum ktap_status st;
 
-	ktap_hold();
 	if (c->pre)
-		pre = c->pre(c, ctx, &why);
-	if (pre == ZC_SKIP) {
-		ktap_skip(c->name, "%s", why.msg);
-		ktap_hold_release();
-		return;
+		f.pre = c->pre(c, ctx, &why);
+	f.pre_why = why.msg;
+	if (f.pre != ZC_SKIP) {
+		f.paused = zc_paused_s();
+		starved = zc_starved_count(NULL, 0);
+		ktap_body_begin();
+		c->fn(c, ctx);
+		ktap_body_end(&f.body);
+		if (f.body.extra)
+			ktap_count_error();
+		f.paused = zc_paused_s() - f.paused;
+		if (zc_starved_count(note, sizeof(note)) != starved)
+			f.starved = note;
+		if (watch)
+			kmsg_read(c->name, &f.kmsg);
 	}
-	paused = zc_paused_s();
-	starved = zc_starved_count(NULL, 0);
-	run_body(c, ctx);
-	paused = zc_paused_s() - paused;
-	starved_skip(c->name, starved);
-	/*
-	 * A failure while this process itself was not running (SIGSTOP, a
-	 * frozen VM) may be a stall of the harness, not of the kernel's path:
-	 * no verdict, and the reason says so.
-	 */
-	if (paused > 0 && ktap_held() == KTAP_FAIL)
-		ktap_hold_change(KTAP_SKIP, harness_paused(paused));
-	if (pre == ZC_XFAIL)
-		expect_failure(c->name, why.msg);
-	else if (c->xfail)
-		expect_failure(c->name, c->xfail);
-	if (watch)
-		kmsg_verdict(c->name);
-	ktap_hold_release();
+	st = case_status(&f, reason, sizeof(reason));
+	ktap_report(c->name, st, reason);
 }
 
 int zc_run_cases(const struct zc_case *cases, size_t n,
@@ -319,46 +240,30 @@ int zc_run_cases(const struct zc_case *cases, size_t n,
 	return ktap_finish();
 }
 
-void zc_list_cases(const struct zc_case *cases, size_t n,
-		   const struct zc_opts *o)
+static void list_cases(const struct zc_test *t, const struct zc_opts *o)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++)
-		if (zc_case_selected(o, cases[i].name))
-			printf("%s\n", cases[i].name);
+	for (i = 0; i < t->ncases; i++)
+		if (zc_case_selected(o, t->cases[i].name))
+			printf("%s\n", t->cases[i].name);
 }
 
-int zc_skip_cases(const struct zc_case *cases, size_t n,
-		  const struct zc_opts *o, const char *fmt, ...)
+/* Every selected case skipped for one reason (the probe's, or setup's). */
+static int skip_cases(const struct zc_test *t, const struct zc_opts *o,
+		      const char *reason)
 {
-	unsigned int planned = count_selected(cases, n, o);
-	char reason[512];
-	va_list ap;
+	unsigned int planned = count_selected(t->cases, t->ncases, o);
 	size_t i;
 
 	if (!planned)
 		return no_case_selected(o);
-	va_start(ap, fmt);
-	vsnprintf(reason, sizeof(reason), fmt, ap);
-	va_end(ap);
 	ktap_header();
 	ktap_plan(planned);
-	for (i = 0; i < n; i++)
-		if (zc_case_selected(o, cases[i].name))
-			ktap_skip(cases[i].name, "%s", reason);
+	for (i = 0; i < t->ncases; i++)
+		if (zc_case_selected(o, t->cases[i].name))
+			ktap_skip(t->cases[i].name, "%s", reason);
 	return ktap_finish();
-}
-
-static void list_cases(const struct zc_test *t, const struct zc_opts *o)
-{
-	zc_list_cases(t->cases, t->ncases, o);
-}
-
-static int skip_cases(const struct zc_test *t, const struct zc_opts *o,
-		      const char *reason)
-{
-	return zc_skip_cases(t->cases, t->ncases, o, "%s", reason);
 }
 
 int zc_main(const struct zc_test *t, int argc, char **argv,

@@ -6,8 +6,9 @@
  * its binary-wide hooks in one struct zc_test, and its main() is
  * "return zc_main(&test, argc, argv, &ctx.o, &ctx);". The runner parses
  * the options, lists or selects cases, probes, sets up, runs each
- * selected row (precondition, setup, body, teardown, time limit), reads
- * the kernel log of each case's window and prints the totals.
+ * selected row (precondition, body), reads the kernel log of each
+ * case's window, decides each case's status in one function and prints
+ * the totals.
  */
 #ifndef ZC_RUNNER_H
 #define ZC_RUNNER_H
@@ -56,12 +57,6 @@ struct zc_case {
 	 */
 	const char *xfail;
 	zc_pre_fn pre;		/* optional */
-	/* Optional per-case setup (0 or -1 with why: the case fails) ... */
-	int (*setup)(const struct zc_case *c, void *ctx, struct zc_why *why);
-	/* ... and teardown, run whenever setup succeeded. */
-	void (*teardown)(const struct zc_case *c, void *ctx);
-	/* Seconds the case may take before it is failed and the binary stops; 0: none. */
-	unsigned int timeout;
 };
 
 /* A test binary: its options, its cases and its binary-wide hooks. */
@@ -90,15 +85,5 @@ bool zc_case_selected(const struct zc_opts *o, const char *name);
  */
 int zc_run_cases(const struct zc_case *cases, size_t n,
 		 const struct zc_opts *o, void *ctx);
-
-/*
- * Transitional, for mains not yet on zc_main(): the listing of -l, and
- * every selected case skipped for one reason.
- */
-void zc_list_cases(const struct zc_case *cases, size_t n,
-		   const struct zc_opts *o);
-int zc_skip_cases(const struct zc_case *cases, size_t n,
-		  const struct zc_opts *o, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
 
 #endif

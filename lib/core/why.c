@@ -7,22 +7,28 @@
 
 #include "core/why.h"
 
-int zc_why_set(struct zc_why *w, const char *fmt, ...)
+int zc_why_set_at(struct zc_why *w, const char *file, int line,
+		  const char *fmt, ...)
 {
 	va_list ap;
 
+	w->file = file;
+	w->line = line;
 	va_start(ap, fmt);
 	vsnprintf(w->msg, sizeof(w->msg), fmt, ap);
 	va_end(ap);
 	return -1;
 }
 
-int zc_why_errno(struct zc_why *w, const char *fmt, ...)
+int zc_why_errno_at(struct zc_why *w, const char *file, int line,
+		    const char *fmt, ...)
 {
 	int err = errno;
 	size_t n;
 	va_list ap;
 
+	w->file = file;
+	w->line = line;
 	va_start(ap, fmt);
 	vsnprintf(w->msg, sizeof(w->msg), fmt, ap);
 	va_end(ap);

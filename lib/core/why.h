@@ -9,27 +9,46 @@
 
 #include <stdbool.h>
 
+/*
+ * The reason, and the file:line that wrote it: a failure line names the
+ * check that failed, as the kernel's own harness does.
+ */
 struct zc_why {
 	char msg[512];
+	const char *file;	/* NULL: not set by a check */
+	int line;
 };
 
+/* The source file's name, for file:line (no build directory in it). */
+#ifdef __FILE_NAME__
+#define ZC_FILE __FILE_NAME__
+#else
+#define ZC_FILE __FILE__
+#endif
+
 /* Set the reason; returns -1 so that "return zc_why_set(...)" fails. */
-int zc_why_set(struct zc_why *w, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+#define zc_why_set(w, ...) zc_why_set_at((w), ZC_FILE, __LINE__, __VA_ARGS__)
 /* The same with ": strerror(errno)" appended (errno as it was on entry). */
-int zc_why_errno(struct zc_why *w, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+#define zc_why_errno(w, ...) zc_why_errno_at((w), ZC_FILE, __LINE__, __VA_ARGS__)
+int zc_why_set_at(struct zc_why *w, const char *file, int line,
+		  const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+int zc_why_errno_at(struct zc_why *w, const char *file, int line,
+		    const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 /* Prepend "prefix: " to the reason already set (context from a caller). */
 int zc_why_prefix(struct zc_why *w, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static inline void zc_why_clear(struct zc_why *w)
 {
 	w->msg[0] = '\0';
+	w->file = NULL;
+	w->line = 0;
 }
 
 /*
  * Check a condition; when false record what was expected and what was
- * seen (the format says both) and evaluate to false, e.g.
+ * seen (the format says both), and this line, and evaluate to false, e.g.
  *	ok &= ZC_CHECK(why, n == want, "notifications: expected %u, seen %u", want, n);
  */
 #define ZC_CHECK(w, cond, fmt, ...)					\

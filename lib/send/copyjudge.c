@@ -108,14 +108,14 @@ void zc_copy_judge_xdp(const char *name, const struct zc_copy_tally *t,
 
 	fn = zc_witness_xdp_copy(&unit, &why);
 	if (t->wit_bad) {
-		ktap_fail(name, "%s: %s", name, t->first_bad);
+		ktap_fail(name, "%s", t->first_bad);
 	} else if (t->copied == t->n) {
 		ktap_xpass(name, "kernel now reports veth's XDP copy: copied %ld/%ld, %s=%llu",
 			   t->copied, t->n, fn ? fn : "not witnessed",
 			   (unsigned long long)t->wsum.pp_cow);
 	} else if (t->zc != t->n) {
-		ktap_fail(name, "%s: mixed verdicts under XDP: copied %ld, zero-copy %ld",
-			  name, t->copied, t->zc);
+		ktap_fail(name, "mixed verdicts under XDP: copied %ld, zero-copy %ld",
+			  t->copied, t->zc);
 	} else if (fn) {
 		ktap_xfail(name, "hidden copy: kernel reports zero-copy for %ld/%ld sends, witness %s saw %s=%llu %s on %ld/%ld",
 			   t->zc, t->n, zc_witness_kind(NULL), fn,
@@ -134,9 +134,10 @@ void zc_copy_judge(const char *name, const struct zc_copy_tally *t)
 		return;
 	}
 	if (t->wit_bad || t->kern_bad != t->n)
-		ktap_fail_unexpected(name, "%s: %ld kernel mismatches, %ld witness disagreements; first: %s",
-				     name, t->kern_bad, t->wit_bad, t->first_bad);
+		ktap_fail_unexpected(name,
+				     "%ld kernel mismatches, %ld witness disagreements; first: %s",
+				     t->kern_bad, t->wit_bad, t->first_bad);
 	else
-		ktap_fail(name, "%s: %ld kernel mismatches, %ld witness disagreements; first: %s",
-			  name, t->kern_bad, t->wit_bad, t->first_bad);
+		ktap_fail(name, "%ld kernel mismatches, %ld witness disagreements; first: %s",
+			  t->kern_bad, t->wit_bad, t->first_bad);
 }

@@ -229,14 +229,13 @@ void zc_vrun_case(const char *name, struct zc_vrun *r, const char *what,
 	seen = vrun_traffic(r, traffic, sizeof(traffic));
 	zc_vrun_close(r);
 	if (ret) {
-		ktap_fail(name, "%s: %s", name, why.msg);
+		ktap_fail_why(name, &why);
 		return;
 	}
 	summary(name, r, traffic, nowit);
 	ktap_print_msg("%s: %s", name, what);
 	if (!seen)
-		ktap_fail(name, "%s: no real traffic behind the verdicts: %s",
-			  name, traffic);
+		ktap_fail(name, "no real traffic behind the verdicts: %s", traffic);
 	else if (env_explains(name, r))
 		return;
 	else if (r->t.wit == ZC_WIT_PP_COW)

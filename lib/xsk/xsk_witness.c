@@ -186,7 +186,8 @@ void zc_xsk_wit_open(const struct zc_xsk_dut *d, bool prog_wit, const char *nowi
 		w.fn = NULL;
 	else
 		w.fn = fnw_kind(&r);
-	snprintf(w.nofn, sizeof(w.nofn), "%s", why.msg[0] ? why.msg : "fstat of the namespace");
+	snprintf(w.nofn, sizeof(w.nofn), "%.*s", (int)sizeof(w.nofn) - 1,
+		 why.msg[0] ? why.msg : "fstat of the namespace");
 	ktap_print_msg("xsk witness: rx %s; kernel functions: %s%s%s\n",
 		       w.prog ? "per frame by the redirect program (xdp->rxq->mem.type through bpf_cast_to_kern_ctx: MEM_TYPE_XSK_BUFF_POOL or a copy)" :
 		       "not per frame",
