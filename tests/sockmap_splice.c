@@ -33,6 +33,7 @@
 #include "core/matrix.h"
 #include "sockmap/sockmap.h"
 #include "sockmap/sockmap_stream.h"
+#include "sockmap/splice_witness.h"
 #include "core/util.h"
 
 #define TEST_NAME		"sockmap_splice"
@@ -298,6 +299,21 @@ static bool splice_broken(const struct zc_case *c, struct ctx *cx)
 	return true;
 }
 
+/*
+ * What the splice copy witness saw in a row's splice calls: the pipe got
+ * the socket's pages (referenced) or new ones (copied). Said, never
+ * asserted: both are correct kernels; the line lets two runs be compared.
+ */
+static void splice_mode_line(const struct zc_case *c)
+{
+	struct zc_spl_counts n;
+	char buf[160];
+
+	zc_spl_witness_read(&n);
+	zc_spl_format(&n, buf, sizeof(buf));
+	ktap_print_msg("splicemode %s %s", c->name, buf);
+}
+
 /* 0 pass, -1 fail with why, 1 a known kernel bug (XFAIL) with why. */
 typedef int topo_body(struct ctx *cx, struct zc_sm_topo *t,
 		      const struct row *r, struct zc_why *why);
@@ -317,8 +333,11 @@ static void topo_case(const struct zc_case *c, struct ctx *cx, topo_body *body)
 		ktap_fail_why(c->name, &why);
 		return;
 	}
+	zc_spl_witness_reset();
 	ret = body(cx, &t, r, &why);
 	zc_sm_topo_close(&t);
+	if (r->call == ZC_SM_SPLICE && zc_spl_witness_on())
+		splice_mode_line(c);
 	if (ret > 0)
 		ktap_xfail(c->name, "%s", why.msg);
 	else
@@ -958,6 +977,10 @@ static int setup(void *arg, struct zc_why *why)
 	if (zc_probe_bpf(&bpf)) {
 		cx->bpf_skip = bpf;
 		ktap_print_msg("no BPF: only plain TCP runs (%s)", bpf.msg);
+	} else if (zc_spl_witness_open(&bpf)) {
+		ktap_print_msg("splice copy witness: none (%s)", bpf.msg);
+	} else {
+		ktap_print_msg("splice copy witness: pages the kernel allocates inside each splice(2) from the socket (self-checked)");
 	}
 	if (zc_sm_pattern_init(&cx->pat, cx->o.size, cx->o.cpu_tx, why))
 		return -1;
@@ -973,6 +996,7 @@ static void teardown(void *arg)
 {
 	struct ctx *cx = arg;
 
+	zc_spl_witness_close();
 	zc_sm_pattern_free(&cx->pat);
 }
 

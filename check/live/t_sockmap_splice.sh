@@ -58,6 +58,12 @@ else
 	not_ok "sockmap_splice.splice_cases_follow_probe" "$bad"
 fi
 
+# The splice copy witness (self-checked when it loads) on plain TCP over
+# lo: tcp_splice_read puts the frags' pages into the pipe, no new ones.
+w=$(sed -n 's/^# splicemode splice_plain_tcp \([a-z]*\) .*/\1/p' <<<"$run")
+expect "sockmap_splice.witness_plain_tcp_referenced # ${w:-no splicemode line}" \
+	test "$w" = referenced
+
 command -v bpftool >/dev/null || PATH=$PATH:/usr/sbin
 # Early (transfers, probe) and late (rates) in a default run.
 for sig in INT TERM; do

@@ -13,6 +13,7 @@
 #include "core/meter.h"
 #include "core/probe.h"
 #include "sockmap/slip.h"
+#include "sockmap/splice_witness.h"
 #include "sockmap/sockmap_stream.h"
 #include "core/util.h"
 
@@ -137,8 +138,8 @@ static ssize_t rx_call(struct zc_sm_rx *r)
 		return read(r->t->rx, r->pat->rxbuf, len);
 	if (len > (size_t)r->t->pipe_bytes)
 		len = r->t->pipe_bytes;
-	return splice(r->t->rx, NULL, r->t->pipe[1], NULL, len,
-		      SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+	return zc_spl_splice(r->t->rx, r->t->pipe[1], len,
+			     SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 }
 
 long zc_sm_rx_once(struct zc_sm_rx *r, double wait)
