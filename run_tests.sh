@@ -387,6 +387,15 @@ for t in "${sel[@]}"; do
 	printf '%s\n' "${available[@]}" | grep -qxF -- "$t" ||
 		usage_error "no test named '$t' (see -l)"
 done
+# A --case pattern that selects nothing is refused before anything runs
+# (the binary would refuse it too, but only as a failed test line).
+for c in "${cases[@]}"; do
+	t=${c%%/*}
+	[ -x "$bin_dir/$t" ] || continue
+	found=$(cd "$bin_dir" && "./$t" --list -t "${c#*/}" </dev/null 2>/dev/null) &&
+		[ -z "$found" ] &&
+		usage_error "--case $c: no case of $t matches '${c#*/}' (see $bin_dir/$t --list)"
+done
 if [ ${#sel[@]} -eq 0 ]; then
 	tests=("${available[@]}")
 else
@@ -427,9 +436,12 @@ fi
 # refused before it starts; the run writes into a fresh sibling
 # .NAME.zc-run.XXXXXX and renames it into place when done, so it never
 # reads what an earlier run left and a run cut short never looks
-# finished. An earlier finished folder (results.json) is replaced; any
-# other non-empty folder is refused. Sets out_final, out_stage.
-out_final="" out_stage="" out_made=0
+# finished. An earlier finished folder (results.json, or a run.tap that
+# ends with the closing count: a run whose index was not written) is
+# replaced; any other non-empty folder is refused. A stage a killed run
+# left beside DIR is removed, once the lock says no run writes it. Sets
+# out_final, out_stage.
+out_final="" out_stage="" out_made=0 out_lock_fd=""
 lock_out_dir()
 {
 	local dir=$1 fd
@@ -446,6 +458,36 @@ lock_out_dir()
 	if command -v flock >/dev/null && ! flock -n "$fd"; then
 		harness_error "--out $dir: another run is writing it (refusing to mix two runs in one folder)"
 	fi
+	out_lock_fd=$fd
+}
+
+# The lock is the runner's: a test (and what it leaves running) never
+# inherits it, so a run killed outright frees DIR for the next one.
+close_lock()
+{
+	[ -n "$out_lock_fd" ] && exec {out_lock_fd}<&-
+	return 0
+}
+
+finished_run()
+{
+	[ -f "$1/results.json" ] && return 0
+	[ -f "$1/run.tap" ] &&
+		tail -n 1 "$1/run.tap" | grep -qE '^(# )?[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$'
+}
+
+# Stages (.NAME.zc-run.*) and replaced folders (.NAME.zc-old.*) of runs
+# into DIR that were killed before they ended: the caller holds DIR's
+# lock, so no live run owns them.
+remove_stale_stages()
+{
+	local parent=$1 base=$2 d
+
+	for d in "$parent/.$base.zc-run."* "$parent/.$base.zc-old."*; do
+		[ -d "$d" ] || continue
+		echo "$ME: removing $d: left by a run into $parent/$base that was killed before it ended" >&2
+		rm -rf -- "$d"
+	done
 }
 
 claim_out_dir()
@@ -458,9 +500,10 @@ claim_out_dir()
 	parent=$(cd "$(dirname -- "$dir")" && pwd) ||
 		harness_error "--out $dir: cannot enter its parent"
 	base=$(basename -- "$dir")
+	remove_stale_stages "$parent" "$base"
 	out_stage=$(mktemp -d "$parent/.$base.zc-run.XXXXXX" 2>/dev/null) ||
 		harness_error "--out $dir: cannot write in $parent (the run is written beside the folder, then renamed into it)"
-	if [ -n "$(ls -A "$dir" 2>/dev/null)" ] && [ ! -f "$dir/results.json" ]; then
+	if [ -n "$(ls -A "$dir" 2>/dev/null)" ] && ! finished_run "$dir"; then
 		rm -rf -- "$out_stage"
 		harness_error "--out $dir: not empty and not a finished results folder (refusing to mix runs: give a new or empty folder)"
 	fi
@@ -786,13 +829,35 @@ provenance()
 	echo "# provenance clock ${ZC_CLOCK:-wall}"
 }
 
+# results.json, result.txt and squad.json: an index of run.tap and the
+# logs, which tools/zc-results rebuilds from them on any machine. A
+# target without python3 (bash is all it needs) or a zc-results that
+# fails loses the index only: one line says so, the run and its verdict
+# stay.
+index_results()
+{
+	local why="" rc
+
+	if ! command -v python3 >/dev/null 2>&1; then
+		why="no python3 on this machine"
+	elif [ ! -x "$HERE/tools/zc-results" ]; then
+		why="tools/zc-results missing"
+	else
+		"$HERE/tools/zc-results" "$out_dir" >/dev/null
+		rc=$?
+		[ "$rc" -eq 0 ] && return 0
+		why="zc-results exited $rc"
+	fi
+	echo "$ME: ${out_final:-$out_dir}: results.json not written ($why); run.tap and the logs are kept: tools/zc-results ${out_final:-$out_dir} rebuilds it (on any machine with python3)" >&2
+}
+
 # The end of a run with -o: run.tap closed (tee waited for, its status
-# read), zc-results, the stage renamed into place. A write that failed
-# anywhere is the run's error, named in one line, exit 125: nothing is
-# published half-written.
+# read), the stage renamed into place, then its index. A write of the
+# run's own output that failed is the run's error, named in one line,
+# exit 125: nothing is published half-written.
 finish_results()
 {
-	local tool rc
+	local rc
 
 	[ -n "$out_dir" ] || {
 		[ -n "$write_error" ] && harness_error "$write_error (no verdict)"
@@ -805,10 +870,7 @@ finish_results()
 		[ "$rc" -ne 0 ] && [ -z "$write_error" ] &&
 			write_error="writing $out_dir/run.tap failed (tee exit $rc)"
 	fi
-	tool=$(command -v "$HERE/tools/zc-results" || true)
-	if [ -z "$write_error" ] && [ -n "$tool" ] && ! "$tool" "$out_dir" >/dev/null; then
-		write_error="zc-results could not record $out_dir"
-	fi
+	[ -z "$write_error" ] && index_results
 	if [ -n "$write_error" ]; then
 		drop_out_dir
 		tmp_results_drop
@@ -860,10 +922,10 @@ run_one()
 	# this shell's process group.
 	test_args "$name"
 	if [ "$netns" = 1 ]; then
-		(cd "$bin_dir" && ZC_PARENT_PID=$$ exec setsid unshare -n "./$name" \
+		(close_lock; cd "$bin_dir" && ZC_PARENT_PID=$$ exec setsid unshare -n "./$name" \
 			"${targs[@]}" </dev/null >"$log" 2>&1) &
 	else
-		(cd "$bin_dir" && ZC_PARENT_PID=$$ exec setsid "./$name" "${targs[@]}" \
+		(close_lock; cd "$bin_dir" && ZC_PARENT_PID=$$ exec setsid "./$name" "${targs[@]}" \
 			</dev/null >"$log" 2>&1) &
 	fi
 	tpid=$!

@@ -64,6 +64,20 @@ for name in $tests; do
 		ok "badinput.$name # $((count - start)) invocations"
 	fi
 done
+# A -t pattern that selects nothing is refused before the probe and the
+# set-up: no namespace, no BPF program made for no case (issue 34, item 7).
+if command -v strace >/dev/null; then
+	for name in $tests; do
+		trace=$(timeout -k 5 60 strace -f -qq -e trace=unshare,setns,bpf -o /dev/stdout \
+			"$BUILD_DIR/$name" -t nomatch-zzz 2>/dev/null </dev/null)
+		rc=$?
+		n=$(grep -c . <<<"$trace")
+		expect "badinput.$name.nomatch_before_setup # exit $rc, $n unshare/setns/bpf calls" \
+			[ "$rc" -eq 128 -a "$n" -eq 0 ]
+	done
+else
+	skip "badinput.nomatch_before_setup" "strace not installed (make deps)"
+fi
 echo "# $count invocations"
 expect "badinput.at_least_200" test "$count" -ge 200
 t_done

@@ -61,7 +61,7 @@ metric_re()	# METRIC_SUFFIX VERDICT
 
 cd "$FIX" || exit 1
 echo "TAP version 13"
-echo "1..66"
+echo "1..67"
 
 expect "identical logs: no regression" 0 "^result: no regression" \
 	base.log base.log
@@ -297,6 +297,9 @@ run "$CMP" --all base.log regressed.log
 	grep -q "1 run(s) a side, 3 needed" "$OUT" &&
 	grep -q "^result: cannot decide: .* too few runs" "$OUT"
 ok $? "one run a side: metrics insufficient by default, cannot decide (125)"
+# and the result says how to get a decision (issue 34, item 7)
+tr '\n' ' ' <"$OUT" | sed 's/  */ /g' | grep -q "result: cannot decide: .*--runs 3.*--allow-short"
+ok $? "too few runs: the result line names --runs N and --allow-short"
 run "$CMP" --all --allow-short base.log regressed.log
 [ "$RC" = 0 ] && grep -q "^result: no regression found" "$OUT"
 ok $? "--allow-short: too few runs leave the statuses to decide, exit 0"
@@ -408,5 +411,5 @@ grep -q Traceback "$ALLERR"
 [ $? = 1 ]
 ok $? "no Python traceback on any input"
 
-[ "$NUM" = 66 ] || echo "# planned 66, ran $NUM"
-[ "$FAILED" = 0 ] && [ "$NUM" = 66 ]
+[ "$NUM" = 67 ] || echo "# planned 67, ran $NUM"
+[ "$FAILED" = 0 ] && [ "$NUM" = 67 ]

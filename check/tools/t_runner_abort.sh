@@ -112,6 +112,43 @@ else
 fi
 "$CMP" "$fake/good" "$d" >/dev/null 2>"$fake/err"
 one_line_exit "abort.sigkill.final_folder_cannot_decide" 125 $? "$fake/err"
+# The next run into the same folder removes the stage the killed one
+# left beside it, and says so in one line.
+"${RUN[@]}" -t a_pass --out "$d" >/dev/null 2>"$fake/err"
+rc=$?
+left=$(ls -d "$fake"/.killed.zc-run.* 2>/dev/null)
+expect "abort.sigkill.next_run_removes_stage # exit $rc, left: ${left:-none}" [ "$rc" -eq 0 -a -z "$left" -a -f "$d/run.tap" ]
+expect "abort.sigkill.next_run_says_so # $(head -c 200 "$fake/err")" grep -q "removing .*\.killed\.zc-run\..*killed" "$fake/err"
+
+# A target without python3 (bash is all the runner needs there): the
+# run keeps run.tap, every log and the tests' verdict; only the index
+# (results.json, result.txt, squad.json) waits for tools/zc-results DIR
+# on a machine with python3.
+nopy=$fake/nopy-bin
+mkdir "$nopy"
+for dir in /bin /sbin /usr/bin /usr/sbin /usr/local/bin /usr/local/sbin; do
+	[ -d "$dir" ] && ls "$dir" | grep -v '^python' | sed "s|^|$dir/|" |
+		xargs -r ln -sf -t "$nopy"
+done
+PATH=$nopy "${RUN[@]}" -t a_pass -t b_fail --out "$fake/nopy" >/dev/null 2>"$fake/err"
+rc=$?
+expect "nopython.no_python_in_path" [ -z "$(PATH=$nopy command -v python3)" ]
+expect "nopython.verdict_is_the_tests # exit $rc" [ "$rc" -eq 1 ]
+expect "nopython.run_and_logs_kept" [ -s "$fake/nopy/run.tap" -a -s "$fake/nopy/a_pass.log" -a -s "$fake/nopy/b_fail.log" ]
+expect "nopython.says_how_to_index # $(head -c 160 "$fake/err")" \
+	[ "$(wc -l <"$fake/err")" -eq 1 -a -n "$(grep 'zc-results .*nopy' "$fake/err")" ]
+expect "nopython.no_stage_left" [ -z "$(ls -d "$fake"/.nopy.zc-run.* 2>/dev/null)" ]
+"$TOP/tools/zc-results" "$fake/nopy" 2>/dev/null
+expect "nopython.index_rebuilt_later" python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["tests"]["b_fail"]["status"] == "fail", r["tests"]' "$fake/nopy/results.json"
+rm -f "$fake/nopy/results.json"
+"$CMP" --min-runs 1 "$fake/nopy" "$fake/nopy" >/dev/null 2>&1
+expect "nopython.folder_compares_without_index" [ $? -eq 0 ]
+# an unindexed run is a finished one: the next run replaces it
+PATH=$nopy "${RUN[@]}" -t a_pass --out "$fake/nopy" >/dev/null 2>"$fake/err"
+expect "nopython.next_run_replaces_it" [ $? -eq 0 -a ! -e "$fake/nopy/b_fail.log" ]
 
 # the same as an old layout: the logs in place, the runner's TAP cut
 mkdir "$fake/cut"

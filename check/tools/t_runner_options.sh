@@ -145,6 +145,19 @@ expect "item7.kselftest_name_args_standalone" grep -qx "# # argv=-t one.case d= 
 run --case "args/udp4.*" --case "args/tcp4.x"
 expect "item7.case_selects_cases" grep -qx "# # argv=-t udp4.\* -t tcp4.x d= r=" <<<"$out"
 expect "item7.case_selects_its_test" test -z "$(grep 'selftests: zc: b_fail' <<<"$out")"
+# A --case pattern that selects none of the test's cases is a usage
+# error before anything runs, not a failed test line (issue 34, item 7).
+mkdir "$fake/sel"
+printf '#!/bin/bash\nif [ "$1" = --list ]; then [ "${3:-}" = nomatch ] || echo udp4.one; exit 0; fi\necho ran >>"$(dirname "$0")/ran"; echo "1..1"; echo "ok 1 udp4.one"\n' >"$fake/sel/few"
+chmod +x "$fake/sel/few"
+echo "zc:few" >"$fake/sel/kselftest-list.txt"
+printf 'timeout=45\n' >"$fake/sel/settings"
+out=$("$R" -b "$fake/sel" --case few/nomatch 2>"$fake/err")
+rc=$?
+expect "item34.case_matching_nothing_refused # $(head -c 120 "$fake/err")" \
+	[ "$rc" -eq 128 -a "$(grep -c . "$fake/err")" -eq 1 -a -z "$out" -a ! -e "$fake/sel/ran" ]
+out=$("$R" -b "$fake/sel" --case few/udp4 2>&1)
+expect "item34.case_matching_runs" [ $? -eq 0 -a -e "$fake/sel/ran" ]
 run --bogus
 expect "item7.help_documents_case" bash -c "'$R' --help | grep -q -- '--case TEST/PATTERN'"
 t_done

@@ -287,6 +287,13 @@ int zc_main(const struct zc_test *t, int argc, char **argv,
 		list_cases(t, o);
 		return KSFT_PASS;
 	}
+	/*
+	 * A pattern that selects nothing is the caller's mistake: said
+	 * before the probe and the set-up spend seconds on namespaces and
+	 * BPF programs for no case.
+	 */
+	if (!count_selected(t->cases, t->ncases, o))
+		return no_case_selected(o);
 	if (t->probe && t->probe(ctx, &why))
 		return skip_cases(t, o, why.msg);
 	nofile = zc_raise_limits();
