@@ -217,18 +217,15 @@ static bool mode_skipped(const struct xsk_ctx *x, enum zc_xsk_attach at, struct 
 static enum zc_pre pre_features(const struct zc_case *c, const struct row *row,
 				struct xsk_ctx *x, struct zc_why *why)
 {
-
 	if (x->d.info_err != -ENOENT)
 		return ZC_RUN;
 	zc_why_set(why, "kernel lacks the netdev generic netlink family");
 	return ZC_SKIP;
 }
 
-static enum zc_pre pre_bind(const struct zc_case *c, const struct row *row,
+static enum zc_pre pre_bind(const struct zc_case *c, const struct row *cell,
 				struct xsk_ctx *x, struct zc_why *why)
 {
-	const struct row *cell = row;
-
 	if (mode_skipped(x, cell->at, why))
 		return ZC_SKIP;
 	if (!x->bpf_skip.msg[0])
@@ -237,11 +234,9 @@ static enum zc_pre pre_bind(const struct zc_case *c, const struct row *row,
 	return ZC_SKIP;
 }
 
-static enum zc_pre pre_data(const struct zc_case *c, const struct row *row,
+static enum zc_pre pre_data(const struct zc_case *c, const struct row *dc,
 				struct xsk_ctx *x, struct zc_why *why)
 {
-	const struct row *dc = row;
-
 	if (mode_skipped(x, dc->at, why))
 		return ZC_SKIP;
 	if (!x->d.veth) {
@@ -263,7 +258,7 @@ static enum zc_pre pre_data(const struct zc_case *c, const struct row *row,
 static void case_features(const struct zc_case *c, const struct row *row,
 			struct xsk_ctx *ctx)
 {
-	const struct zc_xsk_dut *d = &((struct xsk_ctx *)ctx)->d;
+	const struct zc_xsk_dut *d = &ctx->d;
 	char feat[160];
 
 	if (d->info_err) {
@@ -391,10 +386,9 @@ static void bind_traffic(const struct zc_case *c, const struct row *cell,
 		ktap_fail_unexpected_why(c->name, &r->why);
 }
 
-static void case_bind(const struct zc_case *c, const struct row *row,
+static void case_bind(const struct zc_case *c, const struct row *cell,
 			struct xsk_ctx *x)
 {
-	const struct row *cell = row;
 	struct zc_xsk_dut *d = &x->d;
 	uint16_t flags = bm_flags[cell->bm] | (cell->wake == W_WAKEUP ? XDP_USE_NEED_WAKEUP : 0);
 	struct zc_xsk_run r;
@@ -437,11 +431,10 @@ static void case_bind(const struct zc_case *c, const struct row *row,
 
 /* Cases: bind errors */
 
-static void case_bind_err(const struct zc_case *c, const struct row *row,
+static void case_bind_err(const struct zc_case *c, const struct row *e,
 			struct xsk_ctx *ctx)
 {
-	const struct row *e = row;
-	const struct zc_xsk_dut *d = &((struct xsk_ctx *)ctx)->d;
+	const struct zc_xsk_dut *d = &ctx->d;
 	int ifindex = e->ifindex ? e->ifindex : d->ifindex;
 	uint32_t queue = e->bad_queue ? d->bad_queue : d->queue;
 	struct zc_xsk x;
@@ -466,7 +459,7 @@ static void case_bind_err(const struct zc_case *c, const struct row *row,
 static void case_busy(const struct zc_case *c, const struct row *row,
 			struct xsk_ctx *ctx)
 {
-	const struct zc_xsk_dut *d = &((struct xsk_ctx *)ctx)->d;
+	const struct zc_xsk_dut *d = &ctx->d;
 	struct zc_xsk x1, x2;
 	int ret;
 
@@ -496,7 +489,7 @@ static void case_busy(const struct zc_case *c, const struct row *row,
 static void case_rebind(const struct zc_case *c, const struct row *row,
 			struct xsk_ctx *ctx)
 {
-	const struct zc_xsk_dut *d = &((struct xsk_ctx *)ctx)->d;
+	const struct zc_xsk_dut *d = &ctx->d;
 	struct zc_xsk x;
 	double t0;
 	int ret, tries = 0;
@@ -633,10 +626,9 @@ static void witness_sample(struct zc_xsk_run *r, enum zc_xsk_path path)
 	zc_xsk_wit_pause(true);
 }
 
-static void case_data(const struct zc_case *c, const struct row *row,
+static void case_data(const struct zc_case *c, const struct row *dc,
 			struct xsk_ctx *x)
 {
-	const struct row *dc = row;
 	const struct zc_opts *o = &x->o;
 	struct zc_meter_cfg mc = {
 		.duration = o->duration, .warmup = o->warmup, .repeat = o->repeat,

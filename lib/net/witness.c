@@ -384,7 +384,8 @@ const char *zc_witness_kind(const char **reason)
 	return wit.kind;
 }
 
-const char *zc_witness_unit(void)
+/* What copy_ubufs counts: "calls" or "pages" (NULL when not loaded). */
+static const char *witness_unit(void)
 {
 	if (!wit.kind)
 		return NULL;
@@ -473,7 +474,7 @@ int zc_witness_format(const struct zc_witness_counts *c, char *buf, size_t len)
 	return snprintf(buf, len,
 			"witness=%s %s=%llu%s %s=%llu%s ksoftirqd=%llu/%llu foreign=%llu",
 			wit.kind, COPY_UBUFS_FN, (unsigned long long)c->copy_ubufs,
-			strcmp(zc_witness_unit(), "pages") ? "" : "pg",
+			strcmp(witness_unit(), "pages") ? "" : "pg",
 			wit.cow_on ? wit.cow_fn : "xdp_copy",
 			(unsigned long long)c->pp_cow,
 			!wit.cow_on ? "(n/a)" : wit.cow_pages ? "pg" : "",
@@ -492,7 +493,7 @@ void zc_witness_report(const char *off)
 	xfn = zc_witness_xdp_copy(&xunit, &xwhy);
 	if (kind)
 		ktap_print_msg("copy witness: %s (counts skb_copy_ubufs %s; veth's XDP copy: %s%s%s)%s%s",
-			       kind, zc_witness_unit(),
+			       kind, witness_unit(),
 			       xfn ? xfn : "not counted: ", xfn ? " " : "",
 			       xfn ? xunit : xwhy,
 			       strcmp(kind, "fentry") ? "; fentry refused: " : "",

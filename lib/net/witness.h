@@ -47,8 +47,6 @@ int zc_witness_open(struct zc_why *why);
 void zc_witness_close(void);
 /* "fentry", "tracepoint" or NULL; *reason says why not fentry / why none. */
 const char *zc_witness_kind(const char **reason);
-/* What copy_ubufs counts: "calls" or "pages" (NULL when not loaded). */
-const char *zc_witness_unit(void);
 /*
  * The function whose copies pp_cow counts (veth's XDP copy):
  * "skb_pp_cow_data", or on kernels before it the veth function that copies

@@ -9,7 +9,8 @@
 #include "send/sock.h"
 #include "core/util.h"
 
-int zc_accept_one(int lfd, double timeout)
+/* The connection a stream listener got within timeout: fd or -errno. */
+static int accept_one(int lfd, double timeout)
 {
 	int fd;
 
@@ -38,7 +39,7 @@ int zc_rxpair_open(int tx_nsfd, int rx_nsfd, int family, int type,
 		return fd;
 	}
 	if (fd >= 0)
-		*rx_fd = zc_accept_one(lfd, timeout);
+		*rx_fd = accept_one(lfd, timeout);
 	close(lfd);
 	if (fd >= 0 && *rx_fd < 0) {
 		close(fd);

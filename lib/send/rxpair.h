@@ -7,9 +7,6 @@
 #ifndef ZC_RXPAIR_H
 #define ZC_RXPAIR_H
 
-/* The connection a stream listener got within timeout: fd or -errno. */
-int zc_accept_one(int lfd, double timeout);
-
 /*
  * A receiver in rx_nsfd bound to addr:port, and a socket in tx_nsfd
  * connected to it. Returns the sender's fd and the receiver's in *rx_fd,

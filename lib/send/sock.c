@@ -15,8 +15,9 @@
 #define RX_WINDOW	16	/* datagrams ahead of a receiver at most */
 #define RX_BUF		(256 << 10)
 
-socklen_t zc_sockaddr(struct sockaddr_storage *ss, int family,
-		      const void *addr, int port)
+/* addr is a struct in_addr or struct in6_addr, as family says. */
+static socklen_t fill_sockaddr(struct sockaddr_storage *ss, int family,
+			       const void *addr, int port)
 {
 	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
 	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
@@ -37,7 +38,7 @@ socklen_t zc_sockaddr(struct sockaddr_storage *ss, int family,
 int zc_connect_to(int fd, int family, const void *addr, int port)
 {
 	struct sockaddr_storage ss;
-	socklen_t len = zc_sockaddr(&ss, family, addr, port);
+	socklen_t len = fill_sockaddr(&ss, family, addr, port);
 
 	return connect(fd, (struct sockaddr *)&ss, len) ? -errno : 0;
 }
@@ -67,7 +68,7 @@ int zc_socket_bound(int nsfd, int family, int type, const void *addr,
 		    int port, int rcvbuf)
 {
 	struct sockaddr_storage ss;
-	socklen_t len = zc_sockaddr(&ss, family, addr, port);
+	socklen_t len = fill_sockaddr(&ss, family, addr, port);
 	int fd, one = 1, ret = 0;
 
 	fd = zc_socket_in(nsfd, family, type | SOCK_CLOEXEC, 0);

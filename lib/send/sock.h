@@ -17,9 +17,6 @@
 
 struct zc_side;
 
-/* addr is a struct in_addr or struct in6_addr, as family says. */
-socklen_t zc_sockaddr(struct sockaddr_storage *ss, int family,
-		      const void *addr, int port);
 int zc_connect_to(int fd, int family, const void *addr, int port);
 /* The side's address of that family. */
 const void *zc_side_addr(const struct zc_side *s, int family);

@@ -31,7 +31,8 @@ static int arm_end(void *arg)
 	return ret;
 }
 
-void zc_taparm_init(struct zc_taparm_arm *a, struct zc_sink_arm *sa, int nsfd,
+/* Hooks sa's begin/end to a (which must outlive the rate). */
+static void arm_init(struct zc_taparm_arm *a, struct zc_sink_arm *sa, int nsfd,
 		     bool tap, double flush_timeout)
 {
 	*a = (struct zc_taparm_arm){ .sa = sa, .nsfd = nsfd, .tap = tap,
@@ -51,7 +52,7 @@ int zc_taparm_ratio_run(struct zc_taparm_ratio *r, const struct zc_sink *k,
 	int i, ret = 0;
 
 	for (i = 0; i < 2; i++)
-		zc_taparm_init(&r->a[i], &r->sa[i], k->t.a.nsfd, i,
+		arm_init(&r->a[i], &r->sa[i], k->t.a.nsfd, i,
 				flush_timeout);
 	for (i = 0; i < 2 && !ret; i++)
 		ret = zc_sink_tx_open(k, &r->sa[i].tx, &c[i], 0);

@@ -22,10 +22,6 @@ struct zc_taparm_arm {
 	double flush_timeout;	/* every send completes before the tap changes */
 };
 
-/* Hooks sa's begin/end to a (which must outlive the rate). */
-void zc_taparm_init(struct zc_taparm_arm *a, struct zc_sink_arm *sa, int nsfd,
-		     bool tap, double flush_timeout);
-
 /* A tap vs no-tap ratio: sa[0] untapped, sa[1] with the tap. */
 struct zc_taparm_ratio {
 	struct zc_sink_arm sa[2];

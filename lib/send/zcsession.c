@@ -9,7 +9,12 @@
 #include "send/sink.h"
 #include "send/zcsession.h"
 
-const void *zc_session_peer(const struct zc_sink *k, int family, bool lo)
+/*
+ * Where a socket in a connects or a receiver binds: b's address, or with
+ * lo the loopback of a (the one local delivery a ZC_PAIR of real devices
+ * still has).
+ */
+static const void *session_peer(const struct zc_sink *k, int family, bool lo)
 {
 	static struct in_addr lo4;
 
@@ -24,7 +29,7 @@ int zc_session_socket(const struct zc_sink *k, int family, int type,
 		      int port, bool lo)
 {
 	return zc_socket_to(k->t.a.nsfd, family, type,
-			    zc_session_peer(k, family, lo), port);
+			    session_peer(k, family, lo), port);
 }
 
 static int rx_start(struct zc_session *ss)
@@ -43,7 +48,7 @@ static int rx_start(struct zc_session *ss)
 	rx->cpu = c->cpu_rx;
 	rx->timeout = c->timeout;
 	return zc_rx_start(rx, c->lo ? ss->k->t.a.nsfd : ss->k->t.b.nsfd,
-			   zc_session_peer(ss->k, c->family, c->lo), c->rx_port);
+			   session_peer(ss->k, c->family, c->lo), c->rx_port);
 }
 
 int zc_session_open(struct zc_session *ss, const struct zc_sink *k,

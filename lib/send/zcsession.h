@@ -49,12 +49,6 @@ struct zc_session {
 	struct zc_why contract;
 };
 
-/*
- * Where a socket in a connects or a receiver binds: b's address, or with
- * lo the loopback of a (the one local delivery a ZC_PAIR of real devices
- * still has).
- */
-const void *zc_session_peer(const struct zc_sink *k, int family, bool lo);
 /* Socket in a, connected to the peer's port. fd or -errno. */
 int zc_session_socket(const struct zc_sink *k, int family, int type,
 		      int port, bool lo);

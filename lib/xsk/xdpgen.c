@@ -254,11 +254,6 @@ int zc_xdpgen_refused(const struct zc_xdpgen *g, uint64_t *refused)
 	return ret;
 }
 
-double zc_xdpgen_pps(const struct zc_xdpgen *g, uint64_t frames)
-{
-	return g->t1 > g->t0 ? frames / (g->t1 - g->t0) : 0;
-}
-
 void zc_xdpgen_close(struct zc_xdpgen *g)
 {
 	zc_xdpgen_stop(g);

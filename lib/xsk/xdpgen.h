@@ -60,7 +60,5 @@ void zc_xdpgen_stop(struct zc_xdpgen *g);
  */
 uint64_t zc_xdpgen_generated(const struct zc_xdpgen *g);
 int zc_xdpgen_refused(const struct zc_xdpgen *g, uint64_t *refused);
-/* Frames per second over the runner's last run, 0 if none. */
-double zc_xdpgen_pps(const struct zc_xdpgen *g, uint64_t frames);
 
 #endif
