@@ -53,6 +53,14 @@ This suite's own:
                        (repeatable; zc-compare --only)
   --allow-short        with --baseline: metrics with too few runs do not
                        make the comparison undecided (zc-compare --allow-short)
+  --pair IFA,IFB       run the send paths over two existing devices cabled
+                       to each other (real NICs back to back) instead of
+                       veth (ZC_PAIR=IFA,IFB): each port's state (up/down,
+                       MTU, addresses, routes; a veth pair itself) is
+                       recorded first and put back after every test and on
+                       every exit, signals included; a port carrying the
+                       default route or an address outside 198.18.0.0/15
+                       and 2001:db8::/32 is refused (128)
   --kselftest          kselftest mode, as make run_tests in a kernel tree:
                        the closing count is a "# " line and failed tests do
                        not fail the exit status (the TAP carries them)
@@ -145,6 +153,7 @@ per_test_log=0
 netns=0
 nruns=1
 compare_opts=()
+pair=${ZC_PAIR:-}
 
 need_arg()	# OPTION COUNT-LEFT
 {
@@ -201,6 +210,8 @@ while [ $# -gt 0 ]; do
 		bin_dir="$2"; shift ;;
 	--baseline) need_arg "$1" $#
 		baseline="$2"; shift ;;
+	--pair) need_arg "$1" $#
+		pair="$2"; shift ;;
 	--kselftest) export ZC_KSFT=1 ;;
 	--check-config) check_config=1 ;;
 	-h|--help) usage; exit 0 ;;
@@ -217,6 +228,140 @@ done
 [ -n "${ZC_REPEAT:-}" ] && set_count ZC_REPEAT ZC_REPEAT "$ZC_REPEAT"
 [ "$summary" = 1 ] && [ "$per_test_log" = 1 ] &&
 	usage_error "-s and -p exclude each other (as in run_kselftest.sh)"
+
+# --pair IFA,IFB (or ZC_PAIR): two devices the tests move into their
+# namespaces. A namespace that dies gives a real NIC back down, without
+# its addresses and routes, at the MTU the test set, and deletes a veth
+# outright: so each port's state is recorded here and put back after
+# every test. A port this machine is reached or routed through is never
+# taken: its default route or an address outside the test ranges
+# refuses it, before anything runs.
+pair_a="" pair_b="" pair_state=""
+pair_addrs()
+{
+	ip -o addr show dev "$1" 2>/dev/null | awk '$4 !~ /^fe80:/ { print $3, $4 }'
+}
+
+# routes the port carries that its addresses do not make by themselves
+pair_routes()
+{
+	{ ip -4 route show dev "$1"; ip -6 route show dev "$1"; } 2>/dev/null |
+		grep -v -e 'proto kernel' -e '^fe80:' -e '^multicast ' -e '^ff00::/8' | sed 's/ *$//'
+}
+
+# One text of a port's state: compared before and after, read to restore.
+pair_snapshot()
+{
+	local l
+
+	l=$(ip -o -d link show dev "$1" 2>/dev/null) || { echo "absent"; return; }
+	echo "flags $(sed -n 's/^[0-9]*: [^ ]* <\([^>]*\)>.*/\1/p' <<<"$l" | tr ',' '\n' | grep -qx UP && echo up || echo down)"
+	echo "mtu $(sed -n 's/.* mtu \([0-9]*\) .*/\1/p' <<<"$l")"
+	echo "mac $(sed -n 's/.* link\/ether \([0-9a-f:]*\) .*/\1/p' <<<"$l")"
+	grep -q ' veth ' <<<"$l" && echo "veth $(sed -n 's/^[0-9]*: [^@]*@\([^:]*\):.*/\1/p' <<<"$l")"
+	pair_addrs "$1" | sed 's/^/addr /'
+	pair_routes "$1" | sed 's/^/route /'
+}
+
+in_test_ranges()
+{
+	case $1 in
+	198.18.*|198.19.*|2001:db8:*|2001:DB8:*) return 0 ;;
+	esac
+	return 1
+}
+
+pair_check()
+{
+	local p a
+
+	[[ "$pair" =~ ^[^,[:space:]/]{1,15},[^,[:space:]/]{1,15}$ ]] ||
+		usage_error "--pair wants IFA,IFB (two device names), got '$pair'"
+	pair_a=${pair%,*} pair_b=${pair#*,}
+	[ "$pair_a" != "$pair_b" ] || usage_error "--pair $pair: the two ports must differ"
+	command -v ip >/dev/null || usage_error "--pair needs ip(8) (iproute2)"
+	for p in "$pair_a" "$pair_b"; do
+		ip link show dev "$p" >/dev/null 2>&1 ||
+			usage_error "--pair $pair: no device '$p' here"
+		if { ip -4 route show default; ip -6 route show default; } 2>/dev/null |
+			grep -qE " dev $p( |\$)"; then
+			usage_error "--pair $pair: $p carries this machine's default route: refusing to take it"
+		fi
+		while read -r _ a; do
+			in_test_ranges "${a%/*}" ||
+				usage_error "--pair $pair: $p carries $a, outside 198.18.0.0/15 and 2001:db8::/32 (a management address?): refusing to take it"
+		done < <(pair_addrs "$p")
+	done
+}
+
+pair_record()
+{
+	pair_state=$(mktemp -d /tmp/zc-pair.XXXXXX) ||
+		harness_error "cannot create a folder in /tmp for --pair's state"
+	pair_snapshot "$pair_a" >"$pair_state/a"
+	pair_snapshot "$pair_b" >"$pair_state/b"
+	export ZC_PAIR="$pair_a,$pair_b"
+}
+
+# Put one port back as recorded (its snapshot in $2).
+pair_put_back()
+{
+	local dev=$1 snap=$2 want k v
+
+	want=$(cat "$snap")
+	v=$(sed -n 's/^mtu //p' <<<"$want")
+	[ -n "$v" ] && ip link set dev "$dev" mtu "$v"
+	ip addr flush dev "$dev" scope global 2>/dev/null
+	sed -n 's/^addr //p' <<<"$want" | while read -r k v; do
+		ip addr add "$v" dev "$dev"
+	done
+	if grep -qx 'flags up' <<<"$want"; then
+		ip link set dev "$dev" up
+	fi
+	sed -n 's/^route //p' <<<"$want" | while IFS= read -r v; do
+		case $v in
+		*:*) ip -6 route replace $v dev "$dev" ;;
+		*) ip route replace $v dev "$dev" ;;
+		esac
+	done
+	grep -qx 'flags up' <<<"$want" || ip link set dev "$dev" down
+}
+
+# After every test and on the way out: the ports as they were. A veth
+# pair a SIGKILL took with its namespaces is made again (same names and
+# MAC addresses) first.
+pair_restore()
+{
+	local ma mb p bad=""
+
+	[ -n "$pair_state" ] || return 0
+	if ! ip link show dev "$pair_a" >/dev/null 2>&1 &&
+	   ! ip link show dev "$pair_b" >/dev/null 2>&1 &&
+	   grep -qx "veth $pair_b" "$pair_state/a"; then
+		ma=$(sed -n 's/^mac //p' "$pair_state/a")
+		mb=$(sed -n 's/^mac //p' "$pair_state/b")
+		ip link add "$pair_a" ${ma:+address "$ma"} type veth \
+			peer name "$pair_b" ${mb:+address "$mb"}
+	fi
+	{
+		pair_put_back "$pair_a" "$pair_state/a"
+		pair_put_back "$pair_b" "$pair_state/b"
+	} >/dev/null 2>&1
+	for p in a b; do
+		[ "$(pair_snapshot "$(eval echo "\$pair_$p")")" = "$(cat "$pair_state/$p")" ] ||
+			bad="$bad $(eval echo "\$pair_$p")"
+	done
+	[ -z "$bad" ] && return 0
+	echo "$ME: --pair: could not put back$bad as it was (recorded in $pair_state)" >&2
+	return 1
+}
+
+pair_done()
+{
+	pair_restore && [ -n "$pair_state" ] && rm -rf -- "$pair_state"
+	pair_state=""
+}
+[ -n "$pair" ] && pair_check
 
 [ ${#compare_opts[@]} -eq 0 ] || [ -n "$baseline" ] ||
 	usage_error "${compare_opts[0]} needs --baseline"
@@ -572,6 +717,7 @@ if [ "$nruns" -gt 1 ]; then
 	[ "$summary" = 1 ] && args+=(-s)
 	[ "$per_test_log" = 1 ] && args+=(-p)
 	[ "$netns" = 1 ] && args+=(--netns)
+	[ -n "$pair" ] && args+=(--pair "$pair")
 	rc=0
 	for i in $(seq 1 "$nruns"); do
 		echo "# run $i of $nruns -> $out_dir/$i"
@@ -595,12 +741,12 @@ if [ -n "$baseline" ] && [ -z "$out_dir" ]; then
 		harness_error "cannot create a results folder in /tmp"
 	# kept once the comparison has read it, removed on any other end
 	tmp_results=$out_dir
-	trap '[ -n "$tmp_results" ] && rm -rf -- "$tmp_results"' EXIT
+	trap 'pair_done; [ -n "$tmp_results" ] && rm -rf -- "$tmp_results"' EXIT
 elif [ -n "$out_dir" ]; then
 	claim_out_dir "$out_dir"
 	out_dir=$out_stage
 	# a signal before the run's end leaves no stage behind
-	trap 'drop_out_dir' EXIT
+	trap 'pair_done; drop_out_dir' EXIT
 fi
 tee_pid=""
 if [ -n "$out_dir" ]; then
@@ -619,7 +765,7 @@ elif [ "$per_test_log" = 1 ]; then
 else
 	log_dir=$(mktemp -d /tmp/zc-run.XXXXXX) ||
 		harness_error "cannot create a log folder in /tmp"
-	trap 'rm -rf "$log_dir"' EXIT
+	trap 'pair_done; rm -rf "$log_dir"' EXIT
 fi
 
 tpid=""
@@ -952,6 +1098,8 @@ run_one()
 		rc=$?
 	done
 	wait "$lpid" $wpid 2>/dev/null
+	# the ports as they were before this test, whatever it did
+	pair_restore
 	tpid=""
 	if ! space_left; then
 		write_error="no space left in $log_dir after $name ran: its output is lost"
@@ -992,6 +1140,10 @@ taint=$(read_taint)
 echo "# kernel $(uname -r): kernel.panic_on_warn=$(cat /proc/sys/kernel/panic_on_warn 2>/dev/null || echo unknown) tainted=$taint"
 [ -r /dev/kmsg ] || echo "# kmsg: not readable (/dev/kmsg): kernel warnings are not watched"
 provenance
+if [ -n "$pair" ]; then
+	pair_record
+	echo "# pair: $pair_a <-> $pair_b (ZC_PAIR): state recorded, put back after every test"
+fi
 num=0
 for name in "${tests[@]}"; do
 	# a signal before this test started: it does not start
@@ -1013,6 +1165,7 @@ echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:$skip error:0"
 [ -n "${ZC_KSFT:-}" ] && printf '# '
 echo "$pass passed, $fail failed, $skip skipped"
 
+pair_done
 finish_results
 [ "$interrupted" != 0 ] && exit "$interrupted"
 

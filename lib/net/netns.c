@@ -19,6 +19,7 @@
 #include <bpf/libbpf.h>
 
 #include "core/inject.h"
+#include "core/util.h"
 #include "core/ktap.h"
 #include "net/netns.h"
 #include "net/rtnl.h"
@@ -227,7 +228,11 @@ static int move_pair(struct zc_topo *t, const char *pair)
 	t->real_pair = true;
 	ret = zc_link_move(ia, t->a.nsfd);
 	if (!ret)
+		t->a.ifindex = ia;
+	if (!ret)
 		ret = zc_link_move(ib, t->b.nsfd);
+	if (!ret)
+		t->b.ifindex = ib;
 	return ret;
 }
 
@@ -388,6 +393,45 @@ int zc_topo_setup(struct zc_topo *t, int mtu, struct zc_why *w)
 	return 0;
 }
 
+struct home_args {
+	int ifindex, nsfd;
+};
+
+static int move_home(void *arg)
+{
+	struct home_args *h = arg;
+
+	return zc_link_move(h->ifindex, h->nsfd);
+}
+
+/*
+ * ZC_PAIR devices go back to the namespace they came from before ours
+ * close: a dying namespace returns a real NIC on its own, but deletes a
+ * veth (or any device with rtnl_link_ops) outright. What the move took
+ * (addresses, routes, up, MTU) is put back by run_tests.sh --pair, which
+ * recorded it; a SIGKILL that skips this still loses a veth pair there
+ * too, and the runner makes it again.
+ */
+static void pair_home(struct zc_topo *t)
+{
+	struct zc_side *sides[] = { &t->a, &t->b };
+	struct home_args h;
+	size_t i;
+	int ret;
+
+	if (!t->real_pair || t->origin_nsfd < 0)
+		return;
+	for (i = 0; i < ZC_ARRAY_SIZE(sides); i++) {
+		if (sides[i]->nsfd < 0 || !sides[i]->ifindex)
+			continue;
+		h = (struct home_args){ sides[i]->ifindex, t->origin_nsfd };
+		ret = zc_netns_run(sides[i]->nsfd, move_home, &h);
+		if (ret)
+			ktap_print_msg("ZC_PAIR: %s not moved back: %s",
+				       sides[i]->ifname, strerror(-ret));
+	}
+}
+
 void zc_topo_teardown(struct zc_topo *t)
 {
 	/* The veth pair and all in the namespaces go with their last fd. */
@@ -396,6 +440,7 @@ void zc_topo_teardown(struct zc_topo *t)
 			       zc_inject_slow_pkts());
 	if (t->inject_tap_fd >= 0)
 		close(t->inject_tap_fd);
+	pair_home(t);
 	if (t->a.nsfd >= 0)
 		close(t->a.nsfd);
 	if (t->b.nsfd >= 0)
