@@ -135,6 +135,14 @@ a = vm.parse_args(["--icount"] + base + ["-t", "sendzc_notif"])
 cmd = vm.qemu_cmd(a, k, "i", "c", "r")
 i = cmd.index("-icount")
 assert cmd[i + 1] == "shift=0,sleep=off", cmd
+# a quiet guest: the RTC on the virtual clock, no watchdogs, --append last
+assert cmd[cmd.index("-rtc") + 1] == "base=utc,clock=vm", cmd
+line = cmd[cmd.index("-append") + 1]
+assert vm.ICOUNT_APPEND in line and "tsc=reliable" in line, line
+a2 = vm.parse_args(["--icount"] + base + ["--append", "zc.inject_slow=5"])
+c2 = vm.qemu_cmd(a2, k, "i", "c", "r")
+line = c2[c2.index("-append") + 1]
+assert line.endswith(vm.ICOUNT_APPEND + " zc.inject_slow=5"), line
 want = vm.ICOUNT_SETTINGS["sendzc_notif"]
 assert cmd[cmd.index("-smp") + 1] == str(want["smp"]), cmd
 assert (a.duration, a.repeat) == (want["duration"], want["repeat"]), a
@@ -150,6 +158,8 @@ assert a.smp == 2
 # without --icount: wall clock, the old defaults, no -icount
 a = vm.parse_args(base)
 assert "-icount" not in vm.qemu_cmd(a, k, "i", "c", "r")
+assert "-rtc" not in vm.qemu_cmd(a, k, "i", "c", "r")
+assert vm.ICOUNT_APPEND not in " ".join(vm.qemu_cmd(a, k, "i", "c", "r"))
 assert (a.smp, a.duration, a.repeat) == (2, "0.2", "2")
 assert "ZC_CLOCK='wall qemu=7.2.22 accel=tcg cpu=max smp=2'" in vm.guest_conf(a)
 a = vm.parse_args(["--icount", "--case", "udp4.rate.*"] + base)
