@@ -258,6 +258,8 @@ void ktap_metric_speed(const char *name, const struct zc_stats *s,
 		fprintf(f, "%s%.6g", i ? "," : " samples=", s->samples[i]);
 	for (i = 0; speed && i < speed->n; i++)
 		fprintf(f, "%s%.6g", i ? "," : " speed=", speed->samples[i]);
+	if (s->screened)
+		fprintf(f, " discarded=%d", s->discarded);
 	fputc('\n', f);
 	fflush(f);
 }
