@@ -32,11 +32,11 @@
 #include "core/matrix.h"
 #include "send/sink.h"
 #include "send/sock.h"
-#include "send/sockerr.h"
+#include "sendzc_notif/sockerr.h"
 #include "send/uring.h"
 #include "core/util.h"
-#include "send/zcledger.h"
-#include "send/zcsession.h"
+#include "sendzc_notif/zcledger.h"
+#include "sendzc_notif/zcsession.h"
 #include "send/zcsend.h"
 
 #define TEST_NAME	"sendzc_notif"
@@ -572,7 +572,7 @@ out:
 	zc_sink_tx_close(&arm[1].tx);
 }
 
-/* ---- a session: the case's request stream over lib/send/zcsession ---- */
+/* ---- a session: the case's request stream over lib/sendzc_notif/zcsession ---- */
 
 /* --size, capped so a datagram fits the MTU: fragments would be copied. */
 static size_t case_size(const struct ctx *c, enum proto p)

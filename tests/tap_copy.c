@@ -38,19 +38,19 @@
 #include <bpf/libbpf.h>
 
 #include "core/compat.h"
-#include "send/copyjudge.h"
+#include "tap_copy/copyjudge.h"
 #include "core/meter.h"
-#include "send/nsdev.h"
+#include "tap_copy/nsdev.h"
 #include "core/probe.h"
 #include "core/matrix.h"
 #include "send/sink.h"
 #include "send/sock.h"
-#include "send/taparm.h"
+#include "tap_copy/taparm.h"
 #include "net/taps.h"
-#include "send/tapspec.h"
+#include "tap_copy/tapspec.h"
 #include "send/uring.h"
 #include "core/util.h"
-#include "send/verdictrun.h"
+#include "tap_copy/verdictrun.h"
 #include "net/witness.h"
 #include "send/zcsend.h"
 #include "tap_copy.skel.h"
@@ -321,7 +321,7 @@ static unsigned int rate_depth(const struct row *rc)
 	return rc->mode == ZC_MODE_SEND ? 1 : RATE_DEPTH;
 }
 
-/* One verdict case: lib/send/verdictrun's sends, and the path around them. */
+/* One verdict case: lib/tap_copy/verdictrun's sends, and the path around them. */
 struct vrun {
 	struct zc_vrun run;
 	struct ctx *cx;
@@ -587,7 +587,7 @@ static int xdp_set(struct ctx *cx, bool on)
 	return zc_nsdev_xdp(&cx->k.t.b, prog_fd, XDP_FLAGS_DRV_MODE);
 }
 
-/* MTU and XDP as the case wants (lib/send/verdictrun opens its tap). */
+/* MTU and XDP as the case wants (lib/tap_copy/verdictrun opens its tap). */
 static int vrun_path(struct zc_vrun *run, struct zc_why *why)
 {
 	struct vrun *r = run->ctx;

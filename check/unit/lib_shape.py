@@ -31,6 +31,13 @@ m = re.search(r'^folder order: (.*)$', doc, re.M)
 order = m.group(1).split() if m else []
 m = re.search(r'^path folders: (.*)$', doc, re.M)
 paths = set(m.group(1).split()) if m else set()
+# A test folder holds one test's own modules: "folder" is the test of
+# that name, "folder=test" names another.
+tests_of = {}
+m = re.search(r'^test folders: (.*)$', doc, re.M)
+for w in (m.group(1).split() if m else []):
+    f, _, t = w.partition('=')
+    tests_of[f] = t or f
 rank = {d: i for i, d in enumerate(order)}
 prefixes = {}		# module ("core/ktap") -> [prefix, ...]
 for mod, pre in re.findall(r'^\| `(\w+/\w+)` \| (.*?) \|', doc, re.M):
@@ -71,6 +78,8 @@ for f, text in files.items():
             users.setdefault(mt, {}).setdefault(d, 'lib/' + f)
         if to != d and to in paths and d in paths:
             out('folders', 'lib/%s includes %s: path folders never use each other' % (f, inc))
+        elif to != d and to in tests_of and d in tests_of:
+            out('folders', 'lib/%s includes %s: test folders never use each other' % (f, inc))
         elif rank.get(to, 99) > rank[d] and not (to in paths and d in paths):
             out('folders', 'lib/%s includes %s: %s/ comes after %s/' % (f, inc, to, d))
 
@@ -120,7 +129,7 @@ for m in mods:
 # --- what one path needs lives in its folder
 for m in mods:
     d = m.split('/')[0]
-    if d in paths or m not in users:
+    if d in paths or d in tests_of or m not in users:
         continue
     # A user in its own folder keeps it there (a folder never uses a
     # path folder after it).
@@ -129,6 +138,41 @@ for m in mods:
         p = who.pop()
         out('one_path', 'lib/%s: used only by the %s path (%s): it belongs in lib/%s/'
             % (m, p, users[m][p], p))
+
+# --- what one test needs lives with it: the programs (tests and tools,
+# not checks) whose includes reach each module, through any chain
+def reach(ms):
+    seen, todo = set(), list(ms)
+    while todo:
+        x = todo.pop()
+        if x not in seen:
+            seen.add(x)
+            todo += deps.get(x, ())
+    return seen
+
+
+progs = {}		# module -> {program name}
+for sub in ('tests', 'tools'):
+    for dp, _, fs in os.walk(os.path.join(top, sub)):
+        for f in fs:
+            if f.endswith('.c'):
+                text = open(os.path.join(dp, f)).read()
+                inc = {module(i) for i in INC.findall(text) if i in files}
+                for x in reach(inc):
+                    progs.setdefault(x, set()).add(f[:-2])
+for m in mods:
+    d = m.split('/')[0]
+    who = progs.get(m, set())
+    if d in tests_of:
+        other = sorted(who - {tests_of[d]})
+        if other:
+            out('one_test', 'lib/%s: in %s\'s folder, but %s uses it too'
+                % (m, tests_of[d], ', '.join(other)))
+    elif len(who) == 1:
+        t = next(iter(who))
+        home = [f for f, tt in tests_of.items() if tt == t]
+        out('one_test', 'lib/%s: used only by %s: it belongs in %s or the test'
+            % (m, t, 'lib/%s/' % home[0] if home else 'a folder of its own'))
 
 # --- symbols: exports by prefix, no two files calling each other
 defs, undefs = {}, {}	# object module -> set of names

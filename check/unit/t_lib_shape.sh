@@ -25,7 +25,7 @@ PENDING=(
 out=$(python3 "$(dirname "$0")/lib_shape.py" "$LIB" "$OBJ" "$DOC" "$TOP") ||
 	{ not_ok "lib.shape_check_ran" "$out"; t_done; }
 
-for rule in folders include_cycle module size exports calls_both_ways one_path; do
+for rule in folders include_cycle module size exports calls_both_ways one_path one_test; do
 	bad=$(awk -F'\t' -v r="$rule" '$1 == r { print $2 }' <<<"$out")
 	pend=""
 	for p in "${PENDING[@]}"; do

@@ -80,4 +80,15 @@ printf '#define ZC_PLANTZCSH 1\n' > "$tmp/lib/net/plantzcsh.h"
 echo '#include "net/plantzcsh.h"' >> "$tmp/lib/xsk/xsk.c"
 planted one_path one_path_in_shared_folder
 
+fresh
+printf '#define ZC_PLANTZCSH 1\n' > "$tmp/lib/send/plantzcsh.h"
+echo '#include "send/plantzcsh.h"' >> "$tmp/lib/tap_copy/verdictrun.c"
+planted one_test one_test_in_shared_folder
+
+fresh; echo '#include "tap_copy/tapspec.h"' >> "$tmp/lib/sendzc_notif/zcsession.c"
+planted one_test test_folder_serves_another_test
+
+fresh; echo '#include "tap_copy/tapspec.h"' >> "$tmp/lib/sendzc_notif/zcsession.c"
+planted folders test_folder_uses_test_folder
+
 t_done

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of lib/send/copyjudge: a case's sends tallied and judged
+ * Unit tests of lib/tap_copy/copyjudge: a case's sends tallied and judged
  * against what the row expects. Every send as expected: PASS; every send
  * the other way: FAIL, the one deviation an expected failure may cover;
  * a mix: FAIL that no expected failure covers (ktap_fail_unexpected).
@@ -8,7 +8,7 @@
  * live checks judge with it.
  */
 #include "core/ktap.h"
-#include "send/copyjudge.h"
+#include "tap_copy/copyjudge.h"
 #include "send/zcsend.h"
 #include "unit_tap.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of lib/send/zcledger's books: completions fed by hand, the
+ * Unit tests of lib/sendzc_notif/zcledger's books: completions fed by hand, the
  * contract judged over them (one CQE each, F_MORE <=> exactly one
  * notification, none before its CQE, nothing unknown, the res), and the
  * REPORT_USAGE tallies. The sender is a plain send(2) one on a socketpair,
@@ -14,7 +14,7 @@
 
 #include "core/compat.h"
 
-#include "send/zcledger.h"
+#include "sendzc_notif/zcledger.h"
 #include "send/zcsend.h"
 #include "unit_tap.h"
 

@@ -15,7 +15,7 @@
 #include "core/clock.h"
 #include "core/compat.h"
 #include "send/sock.h"
-#include "send/zcledger.h"
+#include "sendzc_notif/zcledger.h"
 #include "send/zcsend.h"
 
 #define POISON		0xa5

@@ -13,7 +13,7 @@
 
 #include "send/sock.h"
 #include "core/why.h"
-#include "send/zcledger.h"
+#include "sendzc_notif/zcledger.h"
 #include "send/zcsend.h"
 
 struct zc_sink;

@@ -3,7 +3,7 @@
  * One verdict case's run: a sender socket (to a sink, or to its own
  * receiver), the path the case wants around it, then sends one at a time,
  * each with the kernel's copy verdict booked against the copy witness
- * (lib/send/copyjudge.h), proof that real traffic was behind them, and the
+ * (lib/tap_copy/copyjudge.h), proof that real traffic was behind them, and the
  * case's result. A packet tap (lib/net/taps.h) is row data, opened here, also
  * between sends; the rest of the path (an MTU, an XDP program) is the
  * test's: hooks.
@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stddef.h>
 
-#include "send/copyjudge.h"
+#include "tap_copy/copyjudge.h"
 #include "core/why.h"
 #include "send/zcsend.h"
 

@@ -7,7 +7,7 @@
 #include <sys/socket.h>
 
 #include "send/sink.h"
-#include "send/zcsession.h"
+#include "sendzc_notif/zcsession.h"
 
 /*
  * Where a socket in a connects or a receiver binds: b's address, or with

@@ -6,8 +6,8 @@
 
 #include "send/env.h"
 #include "send/sink.h"
-#include "send/taparm.h"
-#include "send/tapspec.h"
+#include "tap_copy/taparm.h"
+#include "tap_copy/tapspec.h"
 #include "send/zcsend.h"
 
 static int arm_begin(void *arg)

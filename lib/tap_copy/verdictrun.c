@@ -9,10 +9,10 @@
 #include "send/env.h"
 #include "core/ktap.h"
 #include "core/meter.h"
-#include "send/rxpair.h"
+#include "tap_copy/rxpair.h"
 #include "send/sock.h"
-#include "send/tapspec.h"
-#include "send/verdictrun.h"
+#include "tap_copy/tapspec.h"
+#include "tap_copy/verdictrun.h"
 
 static bool has_tap(const struct zc_vrun *r)
 {

@@ -6,7 +6,7 @@
 
 #include "net/netdev_nl.h"
 #include "net/netns.h"
-#include "send/nsdev.h"
+#include "tap_copy/nsdev.h"
 
 struct drv_args {
 	int ifindex;

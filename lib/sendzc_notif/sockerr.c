@@ -9,7 +9,7 @@
 
 #include "net/netns.h"
 #include "send/sock.h"
-#include "send/sockerr.h"
+#include "sendzc_notif/sockerr.h"
 #include "core/util.h"
 
 int zc_sockerr_refused(int nsfd, const void *addr, int port, double timeout)

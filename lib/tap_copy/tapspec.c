@@ -9,7 +9,7 @@
 
 #include "core/ktap.h"
 #include "net/netns.h"
-#include "send/tapspec.h"
+#include "tap_copy/tapspec.h"
 
 int zc_tap_open_on(int nsfd, int ifindex, bool ignore_outgoing)
 {

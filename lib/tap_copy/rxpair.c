@@ -5,7 +5,7 @@
 #include <unistd.h>
 #include <sys/socket.h>
 
-#include "send/rxpair.h"
+#include "tap_copy/rxpair.h"
 #include "send/sock.h"
 #include "core/util.h"
 

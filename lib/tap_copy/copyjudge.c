@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "send/copyjudge.h"
+#include "tap_copy/copyjudge.h"
 #include "core/ktap.h"
 #include "send/zcsend.h"
 
