@@ -77,7 +77,8 @@ ZC_DURATION, ZC_REPEAT, ZC_VERIFY as --duration, --repeat, --verify (same
 bounds); ZC_INJECT_TAP=1 opens a packet tap in every sender namespace;
 ZC_INJECT_SLOW=N burns N bpf_loop iterations per transmitted packet.
 Exit: 0 every test passed or skipped, 1 a test failed (0 in kselftest
-mode), 4 --check-config could not read the kernel config, 125 the harness
+mode; --check-config: 0 nothing missing, 1 options missing, 4 the kernel
+config not readable), 125 the harness
 could not do its job (a results folder it cannot write, another run in
 it, a full disk: no verdict), 130/143 stopped by SIGINT/SIGTERM, 128 usage
 error; with --baseline zc-compare's: 0 no regression, 1 regression, 125

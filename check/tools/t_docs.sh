@@ -2,14 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The docs against the tools (issue 25, item 11): every command's --help
-# options are the synopsis its page gives (check/doc_synopsis.py), no path
+# options are the synopsis its page gives (check/doc_synopsis.py), every
+# exit code the docs write for a command is one its --help lists and bad
+# input is 128 (check/doc_exits.py, issue 34), no path
 # of a particular machine, no "make -n shows the commands", one bisect
 # recipe everywhere, run times for make check and a default run.
 
 . "$(dirname "$0")/../lib.sh"
 
 docs=("$TOP/README.md" "$TOP"/doc/*.md)
-python3 "$CHECK_DIR/doc_synopsis.py" "$TOP" "$BUILD_DIR" | grep -v '^1\.\.' |
+{ python3 "$CHECK_DIR/doc_synopsis.py" "$TOP" "$BUILD_DIR"
+  python3 "$CHECK_DIR/doc_exits.py" "$TOP" "$BUILD_DIR"; } | grep -v '^1\.\.' |
 	while IFS= read -r line; do
 		case $line in
 		"ok "*) ok "${line#ok [0-9]* }" ;;
@@ -51,6 +54,17 @@ for path in sys.argv[1:]:
 EOF
 )
 expect "item34.commands_run_as_root${nosudo:+ # $(head -n 1 <<<"$nosudo")}" test -z "$nosudo"
+# What --help says instead of only the docs (issue 34, item 6).
+expect "item34.check_config_exits_in_help" \
+	grep -q -- '--check-config: 0 nothing missing, 1 options missing' <<<"$("$TOP/run_tests.sh" --help)"
+cpu=$("$BUILD_DIR/tap_copy" --help 2>/dev/null | grep -- '--cpu')
+expect "item34.cpu_default_in_help # $cpu" grep -q 'default' <<<"$cpu"
+# zc-power: SLOWED is optional; unusable input is 125 as in its siblings
+err=$("$TOP/tools/zc-power" 2>&1 >/dev/null)
+rc=$?
+expect "item34.zc_power_slowed_optional # $err" [ "$rc" -eq 128 -a -z "$(grep SLOWED <<<"$err")" ]
+"$TOP/tools/zc-power" "$TOP/nonexistent-zc" >/dev/null 2>&1
+expect "item34.zc_power_unusable_is_125" [ $? -eq 125 ]
 run=$TOP/doc/running.md
 expect "item11.run_time_of_make_check" grep -q '`sudo make check` about [0-9]' "$run"
 expect "item11.run_time_of_a_default_run" \
