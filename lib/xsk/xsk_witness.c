@@ -269,26 +269,6 @@ void zc_xsk_wit_seen(const struct zc_xsk_prog *a, const struct zc_xsk_wit_mark *
 	}
 }
 
-/*
- * The expectations, per (bound zero-copy, skb-mode program). A generic
- * program hands the socket an skb's data: xsk_generic_rcv copies it into
- * the UMEM whatever the bind (documented behaviour, net/xdp/xsk.c), while
- * the socket's transmit is the driver's zero-copy one.
- */
-static const struct zc_xsk_expect expect[2][2] = {
-	[0][0] = { ZC_XSK_WANT_COPY, ZC_XSK_WANT_COPY, "copy bind: every frame copied" },
-	[0][1] = { ZC_XSK_WANT_COPY, ZC_XSK_WANT_COPY, "copy bind: every frame copied" },
-	[1][0] = { ZC_XSK_WANT_ZC, ZC_XSK_WANT_ZC,
-		   "native zero-copy bind: every frame in the socket's pool, tx by the driver" },
-	[1][1] = { ZC_XSK_WANT_COPY, ZC_XSK_WANT_ZC,
-		   "zero-copy bind with an skb-mode program: rx copied by xsk_generic_rcv whatever the bind, tx zero-copy by the driver" },
-};
-
-const struct zc_xsk_expect *zc_xsk_expect_for(bool zc, bool skb)
-{
-	return &expect[zc][skb];
-}
-
 static const char *dir_word(bool known, uint64_t zc, uint64_t copy)
 {
 	return known ? ktap_zcmode_word(zc, copy) : "unwitnessed";

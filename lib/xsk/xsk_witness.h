@@ -74,9 +74,6 @@ struct zc_xsk_expect {
 	const char *why;	/* printed on the zcmode line */
 };
 
-/* The expectation for a socket bound zero-copy (XDP_OPTIONS) or not, in mode skb. */
-const struct zc_xsk_expect *zc_xsk_expect_for(bool zc, bool skb);
-
 /*
  * The zcmode line of name (counts from the witnesses, the socket's word
  * beside them) and the verdict: true when every witnessed direction that
