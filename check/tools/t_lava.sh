@@ -1,0 +1,110 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The LAVA test definition and job template (lava/): their YAML and the
+# fields LAVA reads, and lava/zc-lava.sh's reading of recorded runs: the
+# same results as tools/zc-results' result.txt for the same run.tap
+# (with busybox's sh and awk too: a target may have nothing else), and
+# the lava-test-case calls a run makes (issue 34, item 8).
+
+. "$(dirname "$0")/../lib.sh"
+
+L=$TOP/lava
+FIX=$CHECK_DIR/fixtures/lava
+tmp=$(mktemp -d /tmp/zc-check-lava.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+if python3 -c 'import yaml' 2>/dev/null; then
+	err=$(python3 - "$L/zc-selftests.yaml" "$L/job-qemu.yaml" "$TOP" <<'EOF' 2>&1
+import os, re, sys, yaml
+d = yaml.safe_load(open(sys.argv[1]))
+m = d["metadata"]
+assert m["format"] == "Lava-Test Test Definition 1.0", m["format"]
+# LAVA: the name holds none of $& "'`()<>/\|; nor blanks
+assert re.fullmatch(r"[^$&\"'`()<>/\\|;\s]+", m["name"]), m["name"]
+assert isinstance(m["description"], str) and m["description"]
+assert isinstance(d["params"], dict) and all(
+	isinstance(v, str) for v in d["params"].values()), d["params"]
+steps = d["run"]["steps"]
+assert steps and all(isinstance(s, str) for s in steps), steps
+# every script a step runs is in the repository, every ${PARAM} declared
+for s in steps:
+	for path in re.findall(r"\./(lava/[\w.-]+)", s):
+		assert os.access(os.path.join(sys.argv[3], path), os.X_OK), path
+	for p in re.findall(r"\$\{(\w+)\}", s):
+		assert p in d["params"], p
+j = yaml.safe_load(open(sys.argv[2]))
+assert j["device_type"] == "qemu"
+assert all(k in j["timeouts"] for k in ("job", "action")), j["timeouts"]
+acts = [list(a)[0] for a in j["actions"]]
+assert acts == ["deploy", "boot", "test"], acts
+boot = j["actions"][1]["boot"]
+assert boot["method"] == "qemu" and boot["prompts"], boot
+t = j["actions"][2]["test"]["definitions"][0]
+assert os.path.isfile(os.path.join(sys.argv[3], t["path"])), t["path"]
+assert t["name"] == m["name"], (t["name"], m["name"])
+assert set(t["parameters"]) <= set(d["params"]), t["parameters"]
+# every placeholder is one the header names
+text = open(sys.argv[2]).read()
+head = "".join(l for l in text.splitlines(True) if l.startswith("#"))
+for p in set(re.findall(r"\{\{ (\w+) \}\}", text)):
+	assert re.search(r"#\s+%s\s" % p, head), "placeholder %s not described" % p
+EOF
+)
+	expect "lava.yaml_fields${err:+ # $(tail -n 1 <<<"$err")}" test -z "$err"
+else
+	skip "lava.yaml_fields" "python3-yaml not installed (make deps)"
+fi
+
+# zc-lava.sh --parse against zc-results on the same recorded runs: a
+# real one of this suite and one a SIGINT cut short.
+bb=$(command -v busybox)
+for f in "$FIX"/*.tap; do
+	n=$(basename "$f" .tap)
+	mkdir "$tmp/$n"
+	cp "$f" "$tmp/$n/run.tap"
+	"$TOP/tools/zc-results" "$tmp/$n" >/dev/null 2>&1
+	sort "$tmp/$n/result.txt" >"$tmp/$n.want"
+	"$L/zc-lava.sh" --parse "$f" >"$tmp/$n.got"
+	if [ -s "$tmp/$n.want" ] && cmp -s "$tmp/$n.want" "$tmp/$n.got"; then
+		ok "lava.parse_as_zc_results.$n # $(grep -c . "$tmp/$n.got") results"
+	else
+		not_ok "lava.parse_as_zc_results.$n" "$(diff "$tmp/$n.want" "$tmp/$n.got" | head -n 5)"
+	fi
+	if [ -n "$bb" ]; then
+		mkdir -p "$tmp/bb"
+		for a in sh awk sort sed tr; do ln -sf "$bb" "$tmp/bb/$a"; done
+		PATH=$tmp/bb "$bb" sh "$L/zc-lava.sh" --parse "$f" >"$tmp/$n.bb" 2>&1
+		expect "lava.parse_with_busybox.$n" cmp -s "$tmp/$n.want" "$tmp/$n.bb"
+	else
+		skip "lava.parse_with_busybox.$n" "busybox not installed (make deps)"
+	fi
+done
+expect "lava.interrupted_is_unknown" grep -qx 'zc/run.incomplete unknown' "$tmp/interrupted.got"
+expect "lava.real_run_has_cases_and_metrics" \
+	[ "$(grep -c '^zc/[a-z_]*/' "$tmp/suite.got")" -ge 10 -a "$(grep -c ' pass [0-9.e+-]* ' "$tmp/suite.got")" -ge 5 ]
+
+# A run under LAVA: an installed tree whose run_tests.sh writes the
+# recorded run.tap, and a lava-test-case that notes its arguments.
+mkdir -p "$tmp/tree" "$tmp/bin"
+cat >"$tmp/tree/run_tests.sh" <<EOF
+#!/bin/bash
+[ "\$1" = --out ] && mkdir -p "\$2" && cp "$FIX/suite.tap" "\$2/run.tap"
+echo "args: \$*"
+exit 1
+EOF
+printf '#!/bin/sh\necho "$*" >>"%s"\n' "$tmp/calls" >"$tmp/bin/lava-test-case"
+chmod +x "$tmp/tree/run_tests.sh" "$tmp/bin/lava-test-case"
+out=$(PATH=$tmp/bin:$PATH "$L/zc-lava.sh" -i "$tmp/tree" -o "$tmp/out" -- -t sendzc_notif 2>&1)
+rc=$?
+expect "lava.run_reports_and_exits_0 # exit $rc" [ "$rc" -eq 0 ]
+expect "lava.run_passes_args" grep -q 'args: --out .* -t sendzc_notif' <<<"$out"
+expect "lava.one_call_per_result" [ "$(grep -c . "$tmp/calls")" -eq "$(grep -c . "$tmp/suite.got")" ]
+expect "lava.case_call" grep -qx 'sendzc_notif.udp4.send_zc.pairing.depth8 --result pass' "$tmp/calls"
+expect "lava.metric_call" grep -qE '^sockmap_splice\.plain\.read\.throughput --result pass --measurement [0-9.e+]+ --units MB/s$' "$tmp/calls"
+expect "lava.names_lava_accepts" [ -z "$(cut -d' ' -f1 "$tmp/calls" | grep '[^A-Za-z0-9._-]')" ]
+"$L/zc-lava.sh" -i "$tmp/none" >/dev/null 2>&1
+expect "lava.no_tree_is_125" [ $? -eq 125 ]
+"$L/zc-lava.sh" --bogus >/dev/null 2>&1
+expect "lava.usage_is_128" [ $? -eq 128 ]
+t_done
