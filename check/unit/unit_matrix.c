@@ -31,6 +31,11 @@ static const char *const apis[] = { [A_SEND] = "send", [A_SEND_ZC] = "send_zc" }
 static const char *const depths[] = { [D_NONE] = "", [D_1] = "depth1", [D_8] = "depth8" };
 static const char *const holes[] = { [P_UDP4] = "udp4", [P_UNIX] = "unix" };
 
+/* A table that declares each value once: its name beside its data. */
+static const struct { int want; const char *name; } api_table[] = {
+	[A_SEND] = { 1, "send" }, [A_SEND_ZC] = { 2, "send_zc" },
+};
+
 static const char *rule(const struct row *r)
 {
 	if (r->proto == P_UNIX)
@@ -92,6 +97,13 @@ int main(void)
 			ZC_AXIS(struct row, api, apis, A_SEND, A_SEND_ZC),
 		},
 	};
+	const struct row_matrix tabled = {
+		.base = &base,
+		.axes = {
+			ZC_AXIS(struct row, proto, protos, P_UDP4, P_TCP4),
+			ZC_AXIS_TABLE(struct row, api, api_table, name),
+		},
+	};
 	const struct row_matrix turned = {
 		.base = &base,
 		.axes = {
@@ -141,6 +153,8 @@ int main(void)
 	struct row r = { .proto = P_TCP4, .api = A_SEND_ZC, .depth = D_8 };
 	int ok;
 
+	expect_names("matrix.table_axis_takes_every_entry_named_by_it", &tabled,
+		     "udp4.send udp4.send_zc tcp4.send tcp4.send_zc");
 	expect_names("matrix.first_axis_outermost", &plain,
 		     "udp4.send udp4.send_zc tcp4.send tcp4.send_zc");
 	expect_names("matrix.turn_sets_the_loop_order", &turned,

@@ -21,6 +21,16 @@ static size_t naxes(const struct zc_matrix_axis *axes)
 	return n;
 }
 
+/* Value v's name: an array's element, or a table entry's name field. */
+static const char *value_name(const struct zc_matrix_axis *a, int v)
+{
+	size_t step = a->stride ? a->stride : sizeof(a->names[0]);
+
+	if (v < 0 || (size_t)v >= a->nnames)
+		return NULL;
+	return *(const char *const *)((const char *)a->names + v * step);
+}
+
 int zc_matrix_name(const struct zc_matrix_axis *axes, const void *row,
 		   char *buf, size_t len, struct zc_why *why)
 {
@@ -33,9 +43,9 @@ int zc_matrix_name(const struct zc_matrix_axis *axes, const void *row,
 		int v, w;
 
 		memcpy(&v, (const char *)row + a->off, sizeof(v));
-		if (v < 0 || (size_t)v >= a->nnames || !a->names[v])
+		part = value_name(a, v);
+		if (!part)
 			return zc_why_set(why, "axis %zu: value %d has no name", i, v);
-		part = a->names[v];
 		if (!*part)
 			continue;
 		w = snprintf(buf + used, len - used, "%s%s",
@@ -137,9 +147,11 @@ int zc_matrix_expand(const struct zc_matrix *m, struct zc_matrix_cases *out,
 			goto out;
 	for (;;) {
 		memcpy(row, m->base, m->size);
-		for (i = 0; i < n; i++)
-			memcpy(row + m->axes[i].off,
-			       &m->axes[i].vals[at[i]], sizeof(int));
+		for (i = 0; i < n; i++) {
+			int v = m->axes[i].vals ? m->axes[i].vals[at[i]] : (int)at[i];
+
+			memcpy(row + m->axes[i].off, &v, sizeof(v));
+		}
 		ret = add_row(m, row, out, why);
 		if (ret)
 			break;

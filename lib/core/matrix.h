@@ -35,7 +35,12 @@ struct zc_matrix_axis {
 	size_t off;			/* offsetof(row, field) */
 	const char *const *names;	/* by value; "" no name part */
 	size_t nnames;
-	const int *vals;		/* the values this matrix takes, in order */
+	/*
+	 * 0: names is an array of names; else the size of a table's entry
+	 * whose name field names points into (ZC_AXIS_TABLE).
+	 */
+	size_t stride;
+	const int *vals;		/* the values, in order; NULL: 0..nvals-1 */
 	size_t nvals;
 	char join;			/* before its part: '.' (0) or '_' */
 	/*
@@ -50,6 +55,9 @@ struct zc_matrix_axis {
  * enum or int: anything else does not compile), taking v... in order.
  * ZC_AXIS_GLUED: the same, its name part glued on with '_'.
  * ZC_AXIS_TURN(n, ...): the same, as the n-th loop from the outside.
+ * ZC_AXIS_TABLE(row_t, field, table, name): the axis over every entry
+ * of table in its order, each named by its own name field: a case
+ * declared once, as one entry carrying its name, expectation and reason.
  */
 #define ZC_AXIS_J(row_t, field, j, t, names_, ...) {				\
 	.off = offsetof(row_t, field) +						\
@@ -68,6 +76,20 @@ struct zc_matrix_axis {
 /* ZC_AXIS, the turn-th loop from the outside (then every axis says its turn). */
 #define ZC_AXIS_TURN(turn, row_t, field, names_, ...) \
 	ZC_AXIS_J(row_t, field, '.', turn, names_, __VA_ARGS__)
+#define ZC_AXIS_TABLE_T(t, row_t, field, table, name) {				\
+	.off = offsetof(row_t, field) +						\
+	       0 * sizeof(char[sizeof(((row_t *)0)->field) == sizeof(int) ? 1 : -1]), \
+	.names = &(table)[0].name,						\
+	.nnames = sizeof(table) / sizeof((table)[0]),				\
+	.stride = sizeof((table)[0]),						\
+	.nvals = sizeof(table) / sizeof((table)[0]),				\
+	.join = '.',								\
+	.turn = (t),								\
+}
+#define ZC_AXIS_TABLE(row_t, field, table, name) \
+	ZC_AXIS_TABLE_T(0, row_t, field, table, name)
+#define ZC_AXIS_TABLE_TURN(turn, row_t, field, table, name) \
+	ZC_AXIS_TABLE_T(turn, row_t, field, table, name)
 
 /*
  * The runner's part of a row, typed by it: the body, the precondition
