@@ -157,10 +157,6 @@ static enum zc_pre pre_verdict(const struct zc_case *c, const struct row *v,
 static enum zc_pre pre_rate(const struct zc_case *c, const struct row *rc,
 			    struct ctx *cx, struct zc_why *why);
 
-#define ZC	ZC_VERDICT_ZEROCOPY
-#define CP	ZC_VERDICT_COPIED
-#define UBUFS	ZC_WIT_COPY_UBUFS
-
 /* ---- the ways a send can go, and what each gives per topology ---- */
 
 #define TAP_A		{ ZC_TAP_SENDER }
@@ -172,81 +168,78 @@ static enum zc_pre pre_rate(const struct zc_case *c, const struct row *rc,
 static const struct way ways[] = {
 	[W_NOTAP] = { SETUP_SINK,
 		.name = "notap",
-		.veth = { ZC, UBUFS, "tc drop at the receiving veth frees the skb untouched: zero-copy" },
-		.pair = { ZC, UBUFS, "the sender's skb leaves through the egress device and is freed at TX completion, tc drops the frame as the receiving device receives it: zero-copy" },
+		.veth = { ZC_VERDICT_ZEROCOPY, ZC_WIT_COPY_UBUFS, "tc drop at the receiving veth frees the skb untouched: zero-copy" },
+		.pair = { ZC_VERDICT_ZEROCOPY, ZC_WIT_COPY_UBUFS, "the sender's skb leaves through the egress device and is freed at TX completion, tc drops the frame as the receiving device receives it: zero-copy" },
 	},
 
 	[W_TAP_SENDER_NS] = { SETUP_SINK, TAP_A,
 		.name = "tap_sender_ns",
-		.veth = { CP, UBUFS, "ETH_P_ALL tap in the sender namespace: dev_queue_xmit_nit -> skb_copy_ubufs" },
-		.pair = { CP, UBUFS, "ETH_P_ALL tap in the sender namespace: dev_queue_xmit_nit -> skb_copy_ubufs" },
+		.veth = { ZC_VERDICT_COPIED, ZC_WIT_COPY_UBUFS, "ETH_P_ALL tap in the sender namespace: dev_queue_xmit_nit -> skb_copy_ubufs" },
+		.pair = { ZC_VERDICT_COPIED, ZC_WIT_COPY_UBUFS, "ETH_P_ALL tap in the sender namespace: dev_queue_xmit_nit -> skb_copy_ubufs" },
 	},
 
 	[W_TAP_EGRESS_DEV] = { SETUP_SINK, TAP_A_DEV,
 		.name = "tap_egress_dev",
-		.veth = { CP, UBUFS, "ETH_P_ALL tap bound to the egress veth: dev_queue_xmit_nit -> skb_copy_ubufs" },
-		.pair = { CP, UBUFS, "ETH_P_ALL tap bound to the egress device: dev_queue_xmit_nit -> skb_copy_ubufs" },
+		.veth = { ZC_VERDICT_COPIED, ZC_WIT_COPY_UBUFS, "ETH_P_ALL tap bound to the egress veth: dev_queue_xmit_nit -> skb_copy_ubufs" },
+		.pair = { ZC_VERDICT_COPIED, ZC_WIT_COPY_UBUFS, "ETH_P_ALL tap bound to the egress device: dev_queue_xmit_nit -> skb_copy_ubufs" },
 	},
 
 	[W_TAP_RECEIVER_NS] = { SETUP_SINK, TAP_B,
 		.name = "tap_receiver_ns",
-		.veth = { CP, UBUFS, "ETH_P_ALL tap in the receiving namespace: __netif_receive_skb_core -> skb_copy_ubufs before tc (before 6.15, with one global tap list for all namespaces, already dev_queue_xmit_nit in the sender namespace)" },
-		.pair = { ZC, UBUFS, "ETH_P_ALL tap in the receiving namespace sees only the receiving device's own skbs (per-namespace taps): zero-copy",
+		.veth = { ZC_VERDICT_COPIED, ZC_WIT_COPY_UBUFS, "ETH_P_ALL tap in the receiving namespace: __netif_receive_skb_core -> skb_copy_ubufs before tc (before 6.15, with one global tap list for all namespaces, already dev_queue_xmit_nit in the sender namespace)" },
+		.pair = { ZC_VERDICT_ZEROCOPY, ZC_WIT_COPY_UBUFS, "ETH_P_ALL tap in the receiving namespace sees only the receiving device's own skbs (per-namespace taps): zero-copy",
 			  .foreign = "dev_queue_xmit_nit on the sender's device" },
 	},
 
 	[W_TAP_IGNORE_OUTGOING] = { SETUP_SINK, TAP_A_IGNORE,
 		.name = "tap_ignore_outgoing",
-		.veth = { ZC, UBUFS, "tap with PACKET_IGNORE_OUTGOING in the sender namespace: skipped on transmit, and veth's receive in the other namespace does not see it (per-namespace taps): zero-copy",
+		.veth = { ZC_VERDICT_ZEROCOPY, ZC_WIT_COPY_UBUFS, "tap with PACKET_IGNORE_OUTGOING in the sender namespace: skipped on transmit, and veth's receive in the other namespace does not see it (per-namespace taps): zero-copy",
 			  .foreign = "veth's receive in the receiving namespace (__netif_receive_skb_core -> deliver_skb)" },
-		.pair = { ZC, UBUFS, "tap with PACKET_IGNORE_OUTGOING: skipped on transmit, and on receive it sees the receiving device's own skbs: zero-copy" },
+		.pair = { ZC_VERDICT_ZEROCOPY, ZC_WIT_COPY_UBUFS, "tap with PACKET_IGNORE_OUTGOING: skipped on transmit, and on receive it sees the receiving device's own skbs: zero-copy" },
 	},
 
 	[W_TAP_OTHER_DEV] = { SETUP_SINK, TAP_A_LO,
 		.name = "tap_other_dev",
-		.veth = { ZC, UBUFS, "tap bound to lo: not on the egress path, zero-copy" },
-		.pair = { ZC, UBUFS, "tap bound to lo: not on the egress path, zero-copy" },
+		.veth = { ZC_VERDICT_ZEROCOPY, ZC_WIT_COPY_UBUFS, "tap bound to lo: not on the egress path, zero-copy" },
+		.pair = { ZC_VERDICT_ZEROCOPY, ZC_WIT_COPY_UBUFS, "tap bound to lo: not on the egress path, zero-copy" },
 	},
 
 	[W_TAP_TOGGLE] = { SETUP_SINK, TAP_A, TOGGLE_PATTERN,
 		.name = "tap_toggle",
-		.veth = { ZC, UBUFS, "tap opened/closed between sends (" TOGGLE_PATTERN "): verdicts follow per send" },
-		.pair = { ZC, UBUFS, "tap opened/closed between sends (" TOGGLE_PATTERN "): verdicts follow per send" },
+		.veth = { ZC_VERDICT_ZEROCOPY, ZC_WIT_COPY_UBUFS, "tap opened/closed between sends (" TOGGLE_PATTERN "): verdicts follow per send" },
+		.pair = { ZC_VERDICT_ZEROCOPY, ZC_WIT_COPY_UBUFS, "tap opened/closed between sends (" TOGGLE_PATTERN "): verdicts follow per send" },
 	},
 
 	[W_LOCAL_BOUND] = { SETUP_LOCAL,
 		.name = "local_bound",
-		.veth = { CP, UBUFS, "delivery to a socket bound in the receiving namespace: skb_orphan_frags_rx copies" },
-		.pair = { ZC, UBUFS, "UDP to a socket bound in the receiving namespace: it gets the receiving device's own skb, the sender's is freed at TX completion: zero-copy" },
+		.veth = { ZC_VERDICT_COPIED, ZC_WIT_COPY_UBUFS, "delivery to a socket bound in the receiving namespace: skb_orphan_frags_rx copies" },
+		.pair = { ZC_VERDICT_ZEROCOPY, ZC_WIT_COPY_UBUFS, "UDP to a socket bound in the receiving namespace: it gets the receiving device's own skb, the sender's is freed at TX completion: zero-copy" },
 	},
 
 	[W_LOCAL] = { SETUP_LOCAL,
 		.name = "local",
-		.veth = { CP, UBUFS, "TCP to a receiver in the peer namespace: local delivery copies" },
-		.pair = { ZC, UBUFS, "TCP to a socket bound in the receiving namespace: it gets the receiving device's own skb, the sender's is freed at TX completion: zero-copy" },
+		.veth = { ZC_VERDICT_COPIED, ZC_WIT_COPY_UBUFS, "TCP to a receiver in the peer namespace: local delivery copies" },
+		.pair = { ZC_VERDICT_ZEROCOPY, ZC_WIT_COPY_UBUFS, "TCP to a socket bound in the receiving namespace: it gets the receiving device's own skb, the sender's is freed at TX completion: zero-copy" },
 	},
 
 	[W_LOOPBACK] = { SETUP_LOOPBACK,
 		.name = "loopback",
-		.veth = { CP, UBUFS, "delivery over loopback to a local socket: skb_orphan_frags_rx copies" },
-		.pair = { CP, UBUFS, "delivery over loopback to a local socket: skb_orphan_frags_rx copies" },
+		.veth = { ZC_VERDICT_COPIED, ZC_WIT_COPY_UBUFS, "delivery over loopback to a local socket: skb_orphan_frags_rx copies" },
+		.pair = { ZC_VERDICT_COPIED, ZC_WIT_COPY_UBUFS, "delivery over loopback to a local socket: skb_orphan_frags_rx copies" },
 	},
 
 	[W_FRAGMENTED] = { SETUP_FRAG,
 		.name = "fragmented",
-		.veth = { CP, ZC_WIT_NOTHING, "datagram above MTU-28 is fragmented: copied at send, no zero-copy attempted, no fallback copy" },
-		.pair = { CP, ZC_WIT_NOTHING, "datagram above MTU-28 is fragmented: copied at send, no zero-copy attempted, no fallback copy" },
+		.veth = { ZC_VERDICT_COPIED, ZC_WIT_NOTHING, "datagram above MTU-28 is fragmented: copied at send, no zero-copy attempted, no fallback copy" },
+		.pair = { ZC_VERDICT_COPIED, ZC_WIT_NOTHING, "datagram above MTU-28 is fragmented: copied at send, no zero-copy attempted, no fallback copy" },
 	},
 
 	[W_XDP_HIDDEN_COPY] = { SETUP_XDP,
 		.name = "xdp_hidden_copy",
-		.veth = { ZC, ZC_WIT_PP_COW, "XDP_DROP on the receiving veth: veth copies every skb (" VETH_XDP_COPY "), the kernel's flag says zero-copy" },
-		.pair = { ZC, UBUFS, "XDP_DROP on the receiving device drops its own buffers, the sender's skb is untouched: zero-copy" },
+		.veth = { ZC_VERDICT_ZEROCOPY, ZC_WIT_PP_COW, "XDP_DROP on the receiving veth: veth copies every skb (" VETH_XDP_COPY "), the kernel's flag says zero-copy" },
+		.pair = { ZC_VERDICT_ZEROCOPY, ZC_WIT_COPY_UBUFS, "XDP_DROP on the receiving device drops its own buffers, the sender's skb is untouched: zero-copy" },
 	},
 };
-
-#define MZ			ZC_MODE_MSG_ZEROCOPY
-#define SZ			ZC_MODE_SEND_ZC
 
 /* ---- the cases: rows from their axes, names from the rows ---- */
 
@@ -257,7 +250,7 @@ static const char *const proto_names[] = {
 	[P_UDP4] = "udp4", [P_UDP6] = "udp6", [P_TCP4] = "tcp4",
 };
 static const char *const mode_names[] = {
-	[ZC_MODE_SEND] = "send", [MZ] = "msg_zerocopy", [SZ] = "send_zc",
+	[ZC_MODE_SEND] = "send", [ZC_MODE_MSG_ZEROCOPY] = "msg_zerocopy", [ZC_MODE_SEND_ZC] = "send_zc",
 	[ZC_MODE_SEND_ZC_FIXED] = "send_zc_fixed",
 };
 static const struct row_matrix list_taps_case = {
@@ -285,7 +278,7 @@ static const struct row_matrix verdicts = {
 	.base = &(const struct row){ .zc = { .fn = case_verdict, .pre = pre_verdict } },
 	.axes = {
 		ZC_AXIS_TURN(1, struct row, proto, proto_names, P_UDP4, P_UDP6, P_TCP4),
-		ZC_AXIS_TURN(3, struct row, mode, mode_names, MZ, SZ),
+		ZC_AXIS_TURN(3, struct row, mode, mode_names, ZC_MODE_MSG_ZEROCOPY, ZC_MODE_SEND_ZC),
 		ZC_AXIS_TABLE_TURN(2, struct row, way, ways, name),
 		ZC_AXIS_TURN(4, struct row, kind, kind_names, K_VERDICT),
 	},
@@ -297,7 +290,7 @@ static const struct row_matrix rates = {
 	.base = &(const struct row){ .zc = { .fn = case_rate, .pre = pre_rate } },
 	.axes = {
 		ZC_AXIS(struct row, kind, kind_names, K_RATE),
-		ZC_AXIS(struct row, mode, mode_names, ZC_MODE_SEND, MZ, SZ,
+		ZC_AXIS(struct row, mode, mode_names, ZC_MODE_SEND, ZC_MODE_MSG_ZEROCOPY, ZC_MODE_SEND_ZC,
 			ZC_MODE_SEND_ZC_FIXED),
 	},
 };

@@ -79,7 +79,7 @@ enum check {
 	X_QUEUE_OUT_OF_RANGE, X_NO_IFINDEX, X_GONE_IFINDEX,
 	X_SECOND_SOCKET_BUSY, X_REBIND_AFTER_CLOSE, X_DATA,
 };
-enum wake { W_WAKEUP, W_NOWAKEUP };
+enum wake { WAKE_NEEDED, WAKE_NOT_NEEDED };
 
 /* A row: a bind (mode x need_wakeup x attach), a bind error, or a data path. */
 struct row {
@@ -117,7 +117,9 @@ static const char *const check_names[] = {
 	[X_SECOND_SOCKET_BUSY] = "second_socket_busy",
 	[X_REBIND_AFTER_CLOSE] = "rebind_after_close",
 };
-static const char *const wake_names[] = { [W_WAKEUP] = "wakeup", [W_NOWAKEUP] = "nowakeup" };
+static const char *const wake_names[] = {
+	[WAKE_NEEDED] = "wakeup", [WAKE_NOT_NEEDED] = "nowakeup",
+};
 static const char *const at_names[] = { [AT_SKB] = "skb", [AT_NATIVE] = "native" };
 /* A data path's bind mode; XDP_DROP's reference binds no socket. */
 static const char *const data_bm_names[] = {
@@ -154,7 +156,7 @@ static const struct row_matrix binds = {
 	.axes = {
 		ZC_AXIS_TURN(1, struct row, area, area_names, A_BIND),
 		ZC_AXIS_TURN(3, struct row, bm, bm_name, BM_COPY, BM_ZEROCOPY, BM_NONE),
-		ZC_AXIS_TURN(4, struct row, wake, wake_names, W_WAKEUP, W_NOWAKEUP),
+		ZC_AXIS_TURN(4, struct row, wake, wake_names, WAKE_NEEDED, WAKE_NOT_NEEDED),
 		ZC_AXIS_TURN(2, struct row, at, at_names, AT_SKB, AT_NATIVE),
 	},
 };
@@ -294,14 +296,21 @@ static void case_features(const struct zc_case *c, const struct row *row,
 
 /* Cases: the bind matrix */
 
+/* What a bind's outcome means for the case. */
+enum bind_outcome {
+	BIND_WRONG = -1,	/* not what the device's features say: FAIL, r->why */
+	BIND_AS_EXPECTED = 0,	/* bound as expected: traffic follows */
+	BIND_ZC_ANYWAY,		/* bound zero-copy although refusal was expected */
+	BIND_REFUSED,		/* XDP_ZEROCOPY refused as the probe expects: SKIP, r->why */
+};
+
 /*
  * XDP_ZEROCOPY where zero-copy is not expected: the refusal is what is
- * checked. 2: refused as the device says (a skip: zero-copy was not
- * exercised), 0: bound with features unknown (news, not a bug), -1:
- * anything else; 1: bound although a known precondition is missing, go
- * on and check it as zero-copy.
+ * checked. Bound with features unknown is news, not a bug
+ * (BIND_AS_EXPECTED); bound although a known precondition is missing goes
+ * on to be checked as zero-copy (BIND_ZC_ANYWAY).
  */
-static int check_refusal(struct zc_xsk_run *r, int ret)
+static enum bind_outcome check_refusal(struct zc_xsk_run *r, int ret)
 {
 	const struct zc_xsk_dut *d = r->d;
 	struct zc_why lacks;
@@ -310,55 +319,57 @@ static int check_refusal(struct zc_xsk_run *r, int ret)
 		/* Advertised, refused for a reason the probe knows: not tested. */
 		if (ret == d->zc_refused) {
 			r->why = d->refusal;
-			return 2;
+			return BIND_REFUSED;
 		}
-		if (ret)
-			return zc_why_set(&r->why, "%s; bind gave %s", d->refusal.msg,
-					  strerror(-ret));
+		if (ret) {
+			zc_why_set(&r->why, "%s; bind gave %s", d->refusal.msg,
+				   strerror(-ret));
+			return BIND_WRONG;
+		}
 		/* It bound after all: the kernel learned better. */
 		ktap_print_msg("bound zero-copy although: %s\n", d->refusal.msg);
-		return 1;
+		return BIND_ZC_ANYWAY;
 	}
 	zc_xsk_dut_zc_lacks(d, &lacks);
 	if (ret == -EOPNOTSUPP) {
 		zc_why_set(&r->why, "%s (XDP_ZEROCOPY: EOPNOTSUPP, as it must)", lacks.msg);
-		return 2;
+		return BIND_REFUSED;
 	}
 	if (!ret && d->info_err)
-		return 0;
-	return zc_why_set(&r->why, "%s, bind gave %s, expected EOPNOTSUPP", lacks.msg,
-			  ret ? strerror(-ret) : "success");
+		return BIND_AS_EXPECTED;
+	zc_why_set(&r->why, "%s, bind gave %s, expected EOPNOTSUPP", lacks.msg,
+		   ret ? strerror(-ret) : "success");
+	return BIND_WRONG;
 }
 
-/*
- * 0: bound as the device's features say (traffic follows); 2: XDP_ZEROCOPY
- * refused as the probe expects, reason in r->why (a skip); -1: anything
- * else, with r->why.
- */
-static int check_bind(struct zc_xsk_run *r, const struct row *cell, int ret, int tries)
+/* The bind's outcome (never BIND_ZC_ANYWAY: that is checked as zero-copy here). */
+static enum bind_outcome check_bind(struct zc_xsk_run *r, const struct row *cell,
+				    int ret, int tries)
 {
 	const struct zc_xsk_dut *d = r->d;
 	bool want_zc = cell->bm == BM_ZEROCOPY ||
 		       (cell->bm == BM_NONE && zc_xsk_dut_zc_ok(d));
-	int refused;
+	enum bind_outcome refused;
 
 	if (cell->bm == BM_ZEROCOPY && !zc_xsk_dut_zc_ok(d)) {
 		refused = check_refusal(r, ret);
-		if (refused != 1)
+		if (refused != BIND_ZC_ANYWAY)
 			return refused;
 	}
 	if (cell->bm == BM_NONE && d->zc_refused)
 		ktap_print_msg("no flag: zero-copy refused (%s), copy expected by the fallback rule\n",
 			       strerror(-d->zc_refused));
-	if (ret)
-		return zc_why_set(&r->why, "bind(flags 0x%x): %s after %d tries",
-				  r->x.bind_flags, strerror(-ret), tries);
+	if (ret) {
+		zc_why_set(&r->why, "bind(flags 0x%x): %s after %d tries",
+			   r->x.bind_flags, strerror(-ret), tries);
+		return BIND_WRONG;
+	}
 	if (zc_xsk_run_bound(r, r->x.bind_flags))
-		return -1;
+		return BIND_WRONG;
 	if (!ZC_CHECK(&r->why, r->zc == want_zc, "XDP_OPTIONS says %s, expected %s",
 		      r->zc ? "zero-copy" : "copy", want_zc ? "zero-copy" : "copy"))
-		return -1;
-	return 0;
+		return BIND_WRONG;
+	return BIND_AS_EXPECTED;
 }
 
 /*
@@ -406,7 +417,8 @@ static void case_bind(const struct zc_case *c, const struct row *cell,
 			struct xsk_ctx *x)
 {
 	struct zc_xsk_dut *d = &x->d;
-	uint16_t flags = bm_flags[cell->bm] | (cell->wake == W_WAKEUP ? XDP_USE_NEED_WAKEUP : 0);
+	uint16_t flags = bm_flags[cell->bm] |
+			 (cell->wake == WAKE_NEEDED ? XDP_USE_NEED_WAKEUP : 0);
 	struct zc_xsk_run r;
 	int ret, tries = 0;
 
@@ -435,13 +447,16 @@ static void case_bind(const struct zc_case *c, const struct row *cell,
 	zc_xsk_fill(&r.x, r.x.nframes / 2);
 	ret = zc_xsk_bind_retry(&r.x, d->ifindex, d->queue, flags, ZC_XSK_BIND_RETRY_S, &tries);
 	r.x.bind_flags = flags;
-	ret = check_bind(&r, cell, ret, tries);
-	if (ret == 2)
+	switch (check_bind(&r, cell, ret, tries)) {
+	case BIND_REFUSED:
 		ktap_skip(c->name, "%s", r.why.msg);
-	else if (ret < 0)
+		break;
+	case BIND_WRONG:
 		ktap_fail_why(c->name, &r.why);
-	else
+		break;
+	default:
 		bind_traffic(c, cell, x, &r, tries);
+	}
 	zc_xsk_run_close(&r);
 }
 
