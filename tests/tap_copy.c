@@ -134,7 +134,7 @@ enum way_id {
 	W_LOOPBACK, W_FRAGMENTED, W_XDP_HIDDEN_COPY, W_LOCAL,
 };
 enum proto { P_UDP4, P_UDP6, P_TCP4 };
-enum kind { K_VERDICT, K_LIST_TAPS, K_RATE };
+enum kind { K_VERDICT, K_RATE };
 
 /* A row: a verdict (protocol, way, API), the taps listing, or a rate. */
 struct row {
@@ -244,7 +244,7 @@ static const struct way ways[] = {
 /* ---- the cases: rows from their axes, names from the rows ---- */
 
 static const char *const kind_names[] = {
-	[K_VERDICT] = "", [K_LIST_TAPS] = "taps.list", [K_RATE] = "rate",
+	[K_VERDICT] = "", [K_RATE] = "rate",
 };
 static const char *const proto_names[] = {
 	[P_UDP4] = "udp4", [P_UDP6] = "udp6", [P_TCP4] = "tcp4",
@@ -254,8 +254,8 @@ static const char *const mode_names[] = {
 	[ZC_MODE_SEND_ZC_FIXED] = "send_zc_fixed",
 };
 static const struct row_matrix list_taps_case = {
+	.name = "taps.list",
 	.base = &(const struct row){ .zc = { .fn = case_list_taps } },
-	.axes = { ZC_AXIS(struct row, kind, kind_names, K_LIST_TAPS) },
 };
 
 /*

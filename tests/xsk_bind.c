@@ -74,27 +74,17 @@ struct xsk_ctx {
 };
 
 enum area { A_NETDEV, A_BIND };
-enum check {
-	X_FEATURES, X_BIND, X_COPY_AND_ZEROCOPY, X_UNKNOWN_FLAG,
-	X_QUEUE_OUT_OF_RANGE, X_NO_IFINDEX, X_GONE_IFINDEX,
-	X_SECOND_SOCKET_BUSY, X_REBIND_AFTER_CLOSE, X_DATA,
-};
 enum wake { WAKE_NEEDED, WAKE_NOT_NEEDED };
 
 /* A row: a bind (mode x need_wakeup x attach), a bind error, or a data path. */
 struct row {
 	ZC_ROW_HOOKS(struct row, struct xsk_ctx);
 	enum area area;
-	enum check check;
+	int error;		/* a bind error's entry in bind_errors_tab[] */
 	enum zc_xsk_path path;
 	enum bmode bm;
 	enum wake wake;
 	enum zc_xsk_attach at;
-	/* a bind error's */
-	uint16_t flags;
-	int ifindex;		/* 0: the device under test; -1: none */
-	bool bad_queue;
-	int want;
 };
 
 ZC_MATRIX_TYPE(row, struct row, struct xsk_ctx)
@@ -110,13 +100,6 @@ static case_pre pre_features, pre_bind, pre_data;
 /* ---- the cases: rows from their axes, names from the rows ---- */
 
 static const char *const area_names[] = { [A_NETDEV] = "netdev", [A_BIND] = "bind" };
-static const char *const check_names[] = {
-	[X_FEATURES] = "xdp_features", [X_COPY_AND_ZEROCOPY] = "copy_and_zerocopy",
-	[X_UNKNOWN_FLAG] = "unknown_flag", [X_QUEUE_OUT_OF_RANGE] = "queue_out_of_range",
-	[X_NO_IFINDEX] = "no_ifindex", [X_GONE_IFINDEX] = "gone_ifindex",
-	[X_SECOND_SOCKET_BUSY] = "second_socket_busy",
-	[X_REBIND_AFTER_CLOSE] = "rebind_after_close",
-};
 static const char *const wake_names[] = {
 	[WAKE_NEEDED] = "wakeup", [WAKE_NOT_NEEDED] = "nowakeup",
 };
@@ -143,16 +126,13 @@ static const struct zc_xsk_expect expect[2][2] = {
 };
 
 static const struct row_matrix features = {
+	.name = "netdev.xdp_features",
 	.base = &(const struct row){ .zc = { case_features, pre_features } },
-	.axes = {
-		ZC_AXIS(struct row, area, area_names, A_NETDEV),
-		ZC_AXIS(struct row, check, check_names, X_FEATURES),
-	},
 };
 
 /* The bind matrix: every flag, with and without need_wakeup, per attach mode. */
 static const struct row_matrix binds = {
-	.base = &(const struct row){ .zc = { case_bind, pre_bind }, .check = X_BIND },
+	.base = &(const struct row){ .zc = { case_bind, pre_bind } },
 	.axes = {
 		ZC_AXIS_TURN(1, struct row, area, area_names, A_BIND),
 		ZC_AXIS_TURN(3, struct row, bm, bm_name, BM_COPY, BM_ZEROCOPY, BM_NONE),
@@ -161,40 +141,39 @@ static const struct row_matrix binds = {
 	},
 };
 
-/* Bind errors: no XDP program needed for any of them. */
-static const struct row bind_checks[] = {
-	[X_COPY_AND_ZEROCOPY] = { .zc = { case_bind_err },
-				  .flags = XDP_COPY | XDP_ZEROCOPY, .want = -EINVAL },
-	[X_UNKNOWN_FLAG] = { .zc = { case_bind_err },
-			     .flags = ZC_XDP_UNKNOWN_FLAG, .want = -EINVAL },
-	[X_QUEUE_OUT_OF_RANGE] = { .zc = { case_bind_err }, .flags = XDP_COPY,
-				   .bad_queue = true, .want = -EINVAL },
-	[X_NO_IFINDEX] = { .zc = { case_bind_err }, .flags = XDP_COPY,
-			   .ifindex = -1, .want = -ENODEV },
-	[X_GONE_IFINDEX] = { .zc = { case_bind_err }, .flags = XDP_COPY,
-			     .ifindex = INT_MAX, .want = -ENODEV },
-	[X_SECOND_SOCKET_BUSY] = { .zc = { case_busy } },
-	[X_REBIND_AFTER_CLOSE] = { .zc = { case_rebind } },
+/*
+ * Bind errors, one entry each: the bind tried and the errno it must give
+ * (case_bind_err), or a case of its own. No XDP program needed.
+ */
+static const struct bind_error {
+	const char *name;
+	case_body *fn;
+	uint16_t flags;
+	int ifindex;		/* 0: the device under test; -1: none */
+	bool bad_queue;
+	int want;
+} bind_errors_tab[] = {
+	{ "copy_and_zerocopy", case_bind_err, XDP_COPY | XDP_ZEROCOPY, .want = -EINVAL },
+	{ "unknown_flag", case_bind_err, ZC_XDP_UNKNOWN_FLAG, .want = -EINVAL },
+	{ "queue_out_of_range", case_bind_err, XDP_COPY, .bad_queue = true, .want = -EINVAL },
+	{ "no_ifindex", case_bind_err, XDP_COPY, .ifindex = -1, .want = -ENODEV },
+	{ "gone_ifindex", case_bind_err, XDP_COPY, .ifindex = INT_MAX, .want = -ENODEV },
+	{ "second_socket_busy", case_busy },
+	{ "rebind_after_close", case_rebind },
 };
 
-static void bind_check_fill(struct row *r)
+static void case_bind_error(const struct zc_case *c, const struct row *r,
+			    struct xsk_ctx *x)
 {
-	struct row k = bind_checks[r->check];
-
-	k.area = r->area;
-	k.check = r->check;
-	*r = k;
+	bind_errors_tab[r->error].fn(c, r, x);
 }
 
 static const struct row_matrix bind_errors = {
-	.base = &(const struct row){ .zc = { case_bind_err } },
+	.base = &(const struct row){ .zc = { case_bind_error } },
 	.axes = {
 		ZC_AXIS(struct row, area, area_names, A_BIND),
-		ZC_AXIS(struct row, check, check_names, X_COPY_AND_ZEROCOPY,
-			X_UNKNOWN_FLAG, X_QUEUE_OUT_OF_RANGE, X_NO_IFINDEX,
-			X_GONE_IFINDEX, X_SECOND_SOCKET_BUSY, X_REBIND_AFTER_CLOSE),
+		ZC_AXIS_TABLE(struct row, error, bind_errors_tab, name),
 	},
-	.fill = bind_check_fill,
 };
 
 static const char *data_rule(const struct row *r)
@@ -212,7 +191,7 @@ static const char *data_rule(const struct row *r)
 
 /* Data paths with rates, per bound mode, and native XDP_DROP for reference. */
 static const struct row_matrix data = {
-	.base = &(const struct row){ .zc = { case_data, pre_data }, .check = X_DATA },
+	.base = &(const struct row){ .zc = { case_data, pre_data } },
 	.axes = {
 		ZC_AXIS(struct row, path, path_name, ZC_XSK_RXDROP, ZC_XSK_TXONLY,
 			ZC_XSK_L2FWD, ZC_XSK_XDPDROP),
@@ -462,9 +441,10 @@ static void case_bind(const struct zc_case *c, const struct row *cell,
 
 /* Cases: bind errors */
 
-static void case_bind_err(const struct zc_case *c, const struct row *e,
+static void case_bind_err(const struct zc_case *c, const struct row *row,
 			struct xsk_ctx *ctx)
 {
+	const struct bind_error *e = &bind_errors_tab[row->error];
 	const struct zc_xsk_dut *d = &ctx->d;
 	int ifindex = e->ifindex ? e->ifindex : d->ifindex;
 	uint32_t queue = e->bad_queue ? d->bad_queue : d->queue;

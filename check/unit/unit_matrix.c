@@ -104,6 +104,13 @@ int main(void)
 			ZC_AXIS_TABLE(struct row, api, api_table, name),
 		},
 	};
+	const struct row_matrix single = { .name = "taps.list", .base = &base };
+	const struct row_matrix anonymous = { .base = &base };
+	const struct row_matrix named_axes = {
+		.name = "x",
+		.base = &base,
+		.axes = { ZC_AXIS(struct row, proto, protos, P_UDP4) },
+	};
 	const struct row_matrix turned = {
 		.base = &base,
 		.axes = {
@@ -155,6 +162,11 @@ int main(void)
 
 	expect_names("matrix.table_axis_takes_every_entry_named_by_it", &tabled,
 		     "udp4.send udp4.send_zc tcp4.send tcp4.send_zc");
+	expect_names("matrix.no_axes_is_one_case_of_its_name", &single, "taps.list");
+	expect_names("matrix.no_axes_and_no_name_is_a_bad_table", &anonymous,
+		     "error: a matrix without axes names its one case");
+	expect_names("matrix.name_and_axes_is_a_bad_table", &named_axes,
+		     "error: a matrix names its case only without axes");
 	expect_names("matrix.first_axis_outermost", &plain,
 		     "udp4.send udp4.send_zc tcp4.send tcp4.send_zc");
 	expect_names("matrix.turn_sets_the_loop_order", &turned,

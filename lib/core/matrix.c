@@ -83,8 +83,13 @@ static int add_row(const struct zc_matrix *m, void *row,
 	m->fill(m->typed, row);
 	if (m->rule(m->typed, row))
 		return 0;
-	if (zc_matrix_name(m->axes, row, name, sizeof(name), why))
+	if (!naxes(m->axes)) {
+		if (!m->name || !*m->name)
+			return zc_why_set(why, "a matrix without axes names its one case");
+		snprintf(name, sizeof(name), "%s", m->name);
+	} else if (zc_matrix_name(m->axes, row, name, sizeof(name), why)) {
 		return -1;
+	}
 	for (i = 0; i < out->n; i++)
 		if (!strcmp(out->cases[i].name, name))
 			return zc_why_set(why, "two rows named %s", name);
@@ -137,6 +142,8 @@ int zc_matrix_expand(const struct zc_matrix *m, struct zc_matrix_cases *out,
 	unsigned char *row;
 	int ret = 0;
 
+	if (m->name && n)
+		return zc_why_set(why, "a matrix names its case only without axes");
 	if (loop_order(m->axes, n, loop, why))
 		return -1;
 	row = malloc(m->size);

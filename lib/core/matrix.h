@@ -113,6 +113,7 @@ struct zc_matrix_hooks {
 
 /* The untyped view zc_matrix_expand() works on (ZC_MATRIX_TYPE fills it). */
 struct zc_matrix {
+	const char *name;			/* no axes: the one case's name */
 	const void *base;
 	size_t size;
 	const struct zc_matrix_axis *axes;	/* up to the first without names */
@@ -124,14 +125,16 @@ struct zc_matrix {
 };
 
 /*
- * struct tag_matrix { base; axes[]; rule; fill }, and tag_matrix(m): its
- * struct zc_matrix. fill (optional) completes a row from its axis
+ * struct tag_matrix { name; base; axes[]; rule; fill }, and tag_matrix(m):
+ * its struct zc_matrix. A matrix without axes is one case, its base row,
+ * named name (a single case is no one-row matrix). fill (optional) completes a row from its axis
  * fields (a table the axis value indexes); rule then returns why the
  * row does not exist, or NULL.
  */
 #define ZC_MATRIX_TYPE(tag, row_t, ctx_t)					\
 _Static_assert(offsetof(row_t, zc) == 0, "ZC_ROW_HOOKS first in " #row_t);	\
 struct tag##_matrix {								\
+	const char *name;							\
 	const row_t *base;							\
 	struct zc_matrix_axis axes[ZC_MATRIX_AXES];				\
 	const char *(*rule)(const row_t *r);					\
@@ -162,7 +165,7 @@ static void tag##_fill(const void *m, void *row)				\
 static inline struct zc_matrix tag##_matrix(const struct tag##_matrix *m)	\
 {										\
 	return (struct zc_matrix){						\
-		.base = m->base, .size = sizeof(row_t), .axes = m->axes,	\
+		.name = m->name, .base = m->base, .size = sizeof(row_t), .axes = m->axes,	\
 		.rule = tag##_rule, .fill = tag##_fill, .typed = m,		\
 		.fn = tag##_fn, .pre = tag##_pre,				\
 	};									\
