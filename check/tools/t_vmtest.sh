@@ -198,6 +198,11 @@ if what == "args":
 	assert [p.driver for p in a.pairs] == ["virtio_net"]
 	a = vm.parse_args(["--debian", "6.1", "--xdp-nic", "virtio_net_plain"])
 	assert a.pairs[1].device == "virtio-net-pci", a.pairs[1].device
+	# the suite's opt-ins reach the guest only when set
+	os.environ.pop("ZC_ALLOW_WARN", None)
+	assert "ZC_ALLOW_WARN" not in vm.guest_conf(a), vm.guest_conf(a)
+	os.environ["ZC_ALLOW_WARN"] = "1"
+	assert "export ZC_ALLOW_WARN='1'" in vm.guest_conf(a), vm.guest_conf(a)
 	sys.exit(0)
 
 if what == "bzimage":
