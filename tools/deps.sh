@@ -12,7 +12,8 @@
 
 PKGS="make gcc clang llvm libbpf-dev liburing-dev libcap-dev libelf-dev
 zlib1g-dev pkg-config iproute2 libcap2-bin util-linux procps perl python3
-kmod git busybox-static rsync chromium strace python3-yaml"
+kmod git busybox-static rsync chromium strace python3-yaml flex bison bc dwarves
+ccache"
 
 # bpftool has its own package on Debian 12+, and lives in linux-tools on
 # Ubuntu.
