@@ -555,4 +555,85 @@ check "nothing can run here: exit 4, a SKIP line naming the cause per kernel; --
 	      [ "$(grep -c "^  vmtest: SKIP 6\.1: missing: qemu-system-x86" "$OUT")" = 2 ] &&
 	      [ "$(grep -c "^  vmtest: SKIP 6\.12: missing: qemu-system-x86" "$OUT")" = 2 ] &&
 	      has "^vmtest: SKIP: no kernel could run here\$"'
+# --kernel-tree: every usage error is 128 and one line, before anything
+# is built or created (the cache stays empty).
+ktree=$TMP/ktree
+mkdir -p "$ktree/scripts/kconfig" "$ktree/arch/x86"
+touch "$ktree/Makefile" "$ktree/scripts/kconfig/merge_config.sh" "$ktree/arch/x86/Kconfig"
+printf 'CONFIG_X=y\n' >"$TMP/frag.config"
+kt_bad=0
+for a in "--kernel-tree $TMP/none" "--kernel-tree $TMP" "--config $TMP/frag.config --kernel /x" \
+	"--kernel-tree $ktree --config $TMP/none" "--kernel-tree $ktree --config $FIX/columns" \
+	"--kernel-tree $ktree --patch $TMP/frag.config" "--kernel-tree $ktree -t no_such_test" \
+	"--kernel-tree $ktree --kernel /x --baseline $FIX"; do
+	# shellcheck disable=SC2086
+	"$VMTEST" --no-host --cache "$TMP/kc" $a >"$OUT" 2>&1
+	rc=$?
+	if [ $rc != 128 ] || [ "$(wc -l <"$OUT")" != 1 ] || [ -e "$TMP/kc" ]; then
+		kt_bad=1
+		echo "# $a: exit $rc: $(head -n 2 "$OUT")"
+	fi
+done
+touch "$ktree/.config"
+"$VMTEST" --no-host --cache "$TMP/kc" --kernel-tree "$ktree" >"$OUT" 2>&1
+rc=$?
+check "--kernel-tree: bad tree, fragment, patch, test name, a tree configured in place: 128, one line, nothing created" \
+	eval '[ $kt_bad = 0 ] && [ $rc = 128 ] && has "configured in place" && [ ! -e "$TMP/kc" ]'
+
+# A killed vmtest leaves no qemu, whatever the signal (PR_SET_PDEATHSIG
+# in qemu's preexec): a stand-in qemu that only sleeps, a stand-in
+# bzImage, the suite from BUILD_DIR.
+if [ -n "${BUILD_DIR:-}" ] && [ -x "$BUILD_DIR/sendzc_notif" ]; then
+	fq=$TMP/fq
+	mkdir -p "$fq"
+	cat >"$fq/qemu-system-x86_64" <<FQ
+#!/bin/bash
+[ "\$1" = --version ] && { echo "QEMU emulator version 7.2.0"; exit 0; }
+echo \$\$ >"$TMP/fq.pid"
+exec sleep 120
+FQ
+	chmod +x "$fq/qemu-system-x86_64"
+	python3 - "$TMP/bzImage" <<'PY'
+import sys
+b = bytearray(0x400 + 64)
+b[0x202:0x206] = b"HdrS"
+b[0x20e:0x210] = (0x100).to_bytes(2, "little")
+b[0x300:0x30c] = b"6.12.0-fake "
+open(sys.argv[1], "wb").write(b)
+PY
+	sig_bad=""
+	for sig in TERM INT HUP KILL; do
+		rm -f "$TMP/fq.pid"
+		PATH=$fq:$PATH setsid "$VMTEST" --kernel "$TMP/bzImage" --no-host --nic none \
+			--xdp-nic none --build "$BUILD_DIR" --cache "$TMP/sc" -o "$TMP/so.$sig" \
+			>"$TMP/sig.$sig.log" 2>&1 &
+		vpid=$!
+		for _ in $(seq 600); do
+			[ -s "$TMP/fq.pid" ] && break
+			kill -0 $vpid 2>/dev/null || break
+			sleep 0.1
+		done
+		qpid=$(cat "$TMP/fq.pid" 2>/dev/null)
+		if [ -z "$qpid" ]; then
+			sig_bad="$sig_bad $sig(no qemu started: $(tail -n 1 "$TMP/sig.$sig.log"))"
+			kill -KILL $vpid 2>/dev/null
+			wait $vpid 2>/dev/null
+			continue
+		fi
+		kill -"$sig" $vpid
+		wait $vpid 2>/dev/null
+		for _ in $(seq 50); do
+			kill -0 "$qpid" 2>/dev/null || break
+			sleep 0.1
+		done
+		if kill -0 "$qpid" 2>/dev/null; then
+			sig_bad="$sig_bad $sig(qemu $qpid left)"
+			kill -KILL "$qpid" 2>/dev/null
+		fi
+	done
+	check "a vmtest killed mid-boot by SIGTERM, SIGINT, SIGHUP or SIGKILL leaves no qemu" \
+		eval '[ -z "$sig_bad" ] || { echo "#$sig_bad"; false; }'
+else
+	skip "a vmtest killed mid-boot leaves no qemu" "no suite built in BUILD_DIR"
+fi
 t_done
