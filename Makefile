@@ -283,6 +283,13 @@ vmcheck:
 vmcheck-icount:
 	@BUILD_DIR=$(OUTPUT) $(TOP)/check/vm/t_icount_spread.sh
 
+# The project's kernel patches seen both ways (kpatch/README.md): Debian's
+# linux-source-6.12 built without and with kpatch/*.patch, sockmap_splice
+# on each. Two kernel builds (ccache): never in CI.
+.PHONY: kpatchcheck
+kpatchcheck: all
+	@$(TOP)/tools/kpatchcheck --build $(OUTPUT) $(KPATCH_ARGS)
+
 # Only what the build made, file by file: OUTPUT may be the source
 # directory itself (O=., and every in-tree kselftest build), so never
 # remove a directory tree under it. rmdir leaves a non-empty directory.
@@ -310,6 +317,7 @@ help:
 	@echo 'USERLDFLAGS=, KHDR_INCLUDES=; CFLAGS= replaces only -O2 -g'
 	@echo 'make vmcheck            the suite on Debian 6.1, 6.12, 6.18 and 7.x kernels in qemu'
 	@echo 'make vmcheck-icount     4 instruction-counted boots (2 beside host CPU hogs): rates within 0.15 %'
+	@echo 'make kpatchcheck        sockmap_splice on Debian 6.12 built without and with kpatch/ (root)'
 
 FORCE:
 .SECONDARY: $(BPF_OBJS) $(BPF_SKELS)
