@@ -144,7 +144,7 @@ BPF_CFLAGS := -g -O2 -target $(BPF_ENDIAN) -Wall -Wno-unused-value \
 TEST_NAMES := $(sort $(basename $(notdir $(wildcard $(TOP)/tests/*.c))))
 TEST_GEN_PROGS := $(addprefix $(OUTPUT)/,$(TEST_NAMES))
 TEST_PROGS := run_tests.sh
-TEST_FILES := settings config
+TEST_FILES := settings config splats
 # lib/ is one folder a mechanism (core, net, then the paths' own folders);
 # sources include its headers by folder ("core/ktap.h").
 LIB_DIRS := $(sort $(notdir $(patsubst %/,%,$(dir $(wildcard $(TOP)/lib/*/*.[ch])))))
@@ -155,6 +155,8 @@ LIBZC := $(OUTPUT)/libzc.a
 BPF_SRCS := $(wildcard $(TOP)/bpf/*.bpf.c)
 BPF_OBJS := $(patsubst $(TOP)/bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(BPF_SRCS))
 BPF_SKELS := $(patsubst $(TOP)/bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
+# The kernel reports' first lines, one list for C, bash and Python.
+SPLATS_H := $(OUTPUT)/splats.h
 INSTALL_PATH ?= $(TOP)/install
 
 # Build products are rebuilt when the flags change (SANITIZE=1 and back,
@@ -198,8 +200,15 @@ $(OUTPUT) $(OUTPUT)/lib $(addprefix $(OUTPUT)/lib/,$(LIB_DIRS)):
 $(FLAGS_STAMP): FORCE | $(OUTPUT)
 	@echo '$(FLAGS_NOW)' | cmp -s - $@ || echo '$(FLAGS_NOW)' > $@
 
-$(OUTPUT)/lib/%.o: $(TOP)/lib/%.c $(LIB_HDRS) $(BPF_SKELS) $(FLAGS_STAMP) | $(addprefix $(OUTPUT)/lib/,$(LIB_DIRS))
+$(OUTPUT)/lib/%.o: $(TOP)/lib/%.c $(LIB_HDRS) $(BPF_SKELS) $(SPLATS_H) $(FLAGS_STAMP) | $(addprefix $(OUTPUT)/lib/,$(LIB_DIRS))
 	$(CC) $(ZC_CFLAGS) -c -o $@ $<
+
+# splats: "#" lines are comments, every other line a pattern; the header
+# holds them as one C string, "^(a|b|...)".
+$(SPLATS_H): $(TOP)/splats | $(OUTPUT)
+	{ printf '/* Generated from splats by make: edit that file. */\n#define ZC_SPLAT_HEADS_RE "^('; \
+	  grep -v '^#' $< | sed 's/\\/\\\\/g; s/"/\\"/g' | paste -sd'|' | tr -d '\n'; \
+	  printf ')"\n'; } > $@.tmp && mv $@.tmp $@
 
 $(LIBZC): $(LIB_OBJS)
 	@rm -f $@
@@ -235,7 +244,7 @@ install: all
 	@test -n "$(INSTALL_PATH)" || { echo "INSTALL_PATH not set" >&2; exit 1; }
 	install -d $(INSTALL_PATH)
 	install -m 0755 $(TEST_GEN_PROGS) $(TOP)/run_tests.sh $(INSTALL_PATH)/
-	install -m 0644 $(TOP)/settings $(TOP)/config $(OUTPUT)/kselftest-list.txt $(INSTALL_PATH)/
+	install -m 0644 $(TOP)/settings $(TOP)/config $(TOP)/splats $(OUTPUT)/kselftest-list.txt $(INSTALL_PATH)/
 	install -d $(INSTALL_PATH)/tools
 	install -m 0755 $(filter-out %.c,$(wildcard $(TOP)/tools/zc-*)) $(TOOL_PROGS) $(INSTALL_PATH)/tools/
 	@# The results files name the suite version; an installed tree has no git.
@@ -295,6 +304,7 @@ kpatchcheck: all
 # remove a directory tree under it. rmdir leaves a non-empty directory.
 GENERATED := $(TEST_GEN_PROGS) $(TOOL_PROGS) $(LIB_OBJS) $(LIBZC) $(BPF_OBJS) $(BPF_SKELS) \
 	     $(BPF_SKELS:=.tmp) $(FLAGS_STAMP) $(OUTPUT)/kselftest-list.txt \
+	     $(SPLATS_H) $(SPLATS_H).tmp \
 	     $(CHECK_BINS)
 GENERATED_DIRS := $(filter-out $(TOP) $(TOP)/lib $(addprefix $(TOP)/lib/,$(LIB_DIRS)) $(TOP)/check, \
 		  $(addprefix $(OUTPUT)/lib/,$(LIB_DIRS)) $(OUTPUT)/lib $(OUTPUT)/check/unit $(OUTPUT)/check $(OUTPUT))

@@ -5,6 +5,7 @@
  * splat may match. Pure parsing: the reader of /dev/kmsg is kmsg.c.
  */
 #include <fnmatch.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 
 #include "core/splat.h"
 #include "core/util.h"
+#include "splats.h"		/* generated from the splats file */
 
 /* A splat longer than this many records is closed anyway. */
 #define SPLAT_MAX_LINES	200
@@ -35,17 +37,15 @@ static bool starts_any(const char *s, const char *const *prefixes, size_t n)
 
 #define STARTS_ANY(s, list) starts_any(s, list, ZC_ARRAY_SIZE(list))
 
+/* The first line of a kernel report: the splats file's patterns. */
 static bool is_splat_start(const char *t)
 {
-	static const char *const heads[] = {
-		"WARNING: ", "BUG: ", "kernel BUG at ", "Oops: ", "Oops#",
-		"general protection fault", "UBSAN: ", "Kernel panic",
-		"watchdog: BUG: ", "rcu: INFO: ",
-	};
+	static regex_t re;
+	static int state;	/* 0 not compiled, 1 compiled, -1 failed */
 
-	if (STARTS_ANY(t, heads))
-		return true;
-	return starts(t, "INFO: task ") && strstr(t, " blocked for more than");
+	if (!state)
+		state = regcomp(&re, ZC_SPLAT_HEADS_RE, REG_EXTENDED | REG_NOSUB) ? -1 : 1;
+	return state > 0 && !regexec(&re, t, 0, NULL, 0);
 }
 
 static bool is_splat_end(const struct zc_kmsg_parser *p, const char *t)
