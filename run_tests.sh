@@ -831,13 +831,23 @@ close_idle()
 
 # watchdog SECONDS MARK: SIGTERM the test's group after SECONDS, SIGKILL
 # what is left of it 5 s later; MARK records that the timeout struck.
-# One timed read, no polling: run_one kills it when the test ends first.
+# Timed reads, no fork: run_one kills it when the test ends first. It
+# naps 5 s at a time and looks whether the runner ($$) is still there: a
+# runner killed outright (SIGKILL) cannot kill it, and a watchdog napping
+# the whole timeout kept run.tap's tee and the --out lock for minutes
+# (check/live/t_runner_death.sh).
 watchdog()
 {
 	local end=$((SECONDS + $1)) i
 
 	if [ -n "$idle_fd" ]; then
-		nap "$1"
+		while [ "$SECONDS" -lt "$end" ] && kill -0 $$ 2>/dev/null &&
+		      kill -0 "$tpid" 2>/dev/null; do
+			i=$((end - SECONDS))
+			nap $((i < 5 ? i : 5))
+		done
+		# the runner is gone: the test dies with it (PDEATHSIG)
+		kill -0 $$ 2>/dev/null || return
 	else
 		while kill -0 "$tpid" 2>/dev/null && [ "$SECONDS" -lt "$end" ]; do
 			sleep 1
