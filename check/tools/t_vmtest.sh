@@ -636,4 +636,57 @@ PY
 else
 	skip "a vmtest killed mid-boot leaves no qemu" "no suite built in BUILD_DIR"
 fi
+# A guest silent once its suite started is ended at HANG_S, a hang with
+# its last lines; one that said done but halts instead of powering off
+# is ended DONE_GRACE_S later. A stand-in qemu prints the lines, the
+# bounds are shortened to seconds.
+mkdir -p "$TMP/fq"
+cat >"$TMP/fq/qemu-system-x86_64" <<'FQ'
+#!/bin/bash
+[ "$1" = --version ] && { echo "QEMU emulator version 7.2.0"; exit 0; }
+for a in "$@"; do
+	case "$a" in file,id=con,path=*) con=${a#file,id=con,path=} ;; esac
+done
+echo "zc-vm: run_tests.sh -t sendzc_notif" >>"$con"
+echo "# selftests: zc: sendzc_notif" >>"$con"
+if [ "$FQ_MODE" = halt ]; then
+	echo "zc-vm: done" >>"$con"
+	echo "reboot: Power off not available: System halted instead" >>"$con"
+fi
+exec sleep 60
+FQ
+chmod +x "$TMP/fq/qemu-system-x86_64"
+mkdir -p "$TMP/emptysuite"
+python3 - "$TMP/bzImage" <<'PY'
+import sys
+b = bytearray(0x400 + 64)
+b[0x202:0x206] = b"HdrS"
+b[0x20e:0x210] = (0x100).to_bytes(2, "little")
+b[0x300:0x30c] = b"6.12.0-fake "
+open(sys.argv[1], "wb").write(b)
+PY
+PATH=$TMP/fq:$PATH python3 - "$VMTEST" "$TMP" >"$OUT" 2>&1 <<'PY'
+import importlib.machinery, importlib.util, os, sys, time
+loader = importlib.machinery.SourceFileLoader("vm", sys.argv[1])
+spec = importlib.util.spec_from_loader("vm", loader)
+vm = importlib.util.module_from_spec(spec)
+loader.exec_module(vm)
+tmp = sys.argv[2]
+vm.HANG_S, vm.DONE_GRACE_S = 3, 2
+args = vm.parse_args(["--kernel", tmp + "/bzImage", "--no-host", "--nic", "none",
+		      "--xdp-nic", "none"])
+k = vm.Kernel(tmp + "/bzImage")
+os.environ["FQ_MODE"] = "silent"
+t = time.time()
+col = vm.boot(args, k, tmp + "/emptysuite", tmp + "/wd-silent")
+assert col.get("silent") and time.time() - t < 30, col
+assert any(p.startswith("hang: no console output") for p in col["problems"]), col
+assert "# selftests: zc: sendzc_notif" in col["console_tail"], col
+os.environ["FQ_MODE"] = "halt"
+t = time.time()
+col = vm.boot(args, k, tmp + "/emptysuite", tmp + "/wd-halt")
+assert col.get("no_poweroff") and not col.get("silent") and time.time() - t < 30, col
+print("ok")
+PY
+check "a guest silent in its suite is ended at the bound with its last lines; one halted after done is ended" has '^ok$'
 t_done
