@@ -23,6 +23,27 @@ static const struct rec recs[] = {
 	{ "host_6.18_plain_tcp_referenced",
 	  "# splicemode splice_plain_tcp referenced pages=0 allocs=0 bytes=67108864 calls=1026",
 	  ZC_SPL_REFERENCED },
+	/*
+	 * Debian's 6.12.118 source with kpatch/0001-0003 (ingress splice),
+	 * TCG guest, 2026-12-03: frag pages into the pipe by reference ...
+	 */
+	{ "kpatch_6.12_ingress_referenced",
+	  "# splicemode splice_ingress referenced pages=0 allocs=0 bytes=67108864 calls=1024",
+	  ZC_SPL_REFERENCED },
+	{ "kpatch_6.12_eof_referenced",
+	  "# splicemode eof_splice referenced pages=0 allocs=0 bytes=777777 calls=12",
+	  ZC_SPL_REFERENCED },
+	/* ... and a stray page of the kernel's own in a plain TCP splice */
+	{ "kpatch_6.12_plain_tcp_one_stray_page",
+	  "# splicemode splice_plain_tcp referenced pages=1 allocs=1 bytes=67108864 calls=1040",
+	  ZC_SPL_REFERENCED },
+	/* ... booted with tcp_bpf.splice_copy=1: every byte in new pages */
+	{ "kpatch_6.12_copy_knob_ingress_copied",
+	  "# splicemode splice_ingress copied pages=17409 allocs=17409 bytes=67108864 calls=1024",
+	  ZC_SPL_COPIED },
+	{ "kpatch_6.12_copy_knob_eof_copied",
+	  "# splicemode eof_splice copied pages=208 allocs=208 bytes=777777 calls=12",
+	  ZC_SPL_COPIED },
 };
 
 /* The counts of a recorded line, parsed back. */
