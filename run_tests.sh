@@ -1110,8 +1110,10 @@ harness_lacks()
 	local kconf opt out=""
 
 	kconf=$(kernel_config 2>/dev/null) || return 0
+	# through a pipe, not a here-string: bash writes a config that big
+	# to a file in TMPDIR, and a full /tmp then read as every option off
 	for opt in $HARNESS_OPTS; do
-		grep -q "^$opt=y" <<<"$kconf" || out="$out${out:+ }$opt"
+		printf '%s\n' "$kconf" | grep -q "^$opt=y" || out="$out${out:+ }$opt"
 	done
 	echo "$out"
 }
