@@ -299,6 +299,14 @@ vmcheck-icount:
 kpatchcheck: all
 	@$(TOP)/tools/kpatchcheck --build $(OUTPUT) $(KPATCH_ARGS)
 
+# A real git bisect run over real kernel builds (check/vm/t_bisect_build.sh:
+# a Debian linux-source tree, nine commits, one of them adding work to the
+# zero-copy send path; tools/vmtest --kernel-tree builds each step). Not in
+# CI or vmcheck: it builds kernels (doc/bisecting.md has its times).
+.PHONY: kbisectcheck
+kbisectcheck:
+	@$(TOP)/check/vm/t_bisect_build.sh
+
 # Only what the build made, file by file: OUTPUT may be the source
 # directory itself (O=., and every in-tree kselftest build), so never
 # remove a directory tree under it. rmdir leaves a non-empty directory.
@@ -328,6 +336,7 @@ help:
 	@echo 'make vmcheck            the suite on Debian 6.1, 6.12, 6.18 and 7.x kernels in qemu'
 	@echo 'make vmcheck-icount     4 instruction-counted boots (2 beside host CPU hogs): rates within 0.15 %'
 	@echo 'make kpatchcheck        sockmap_splice on Debian 6.12 built without and with kpatch/ (root)'
+	@echo 'make kbisectcheck       git bisect run over real kernel builds (vmtest --kernel-tree; long)'
 
 FORCE:
 .SECONDARY: $(BPF_OBJS) $(BPF_SKELS)
