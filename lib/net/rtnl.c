@@ -57,38 +57,39 @@ static void nl_nest_end(struct nl_req *r, struct rtattr *nest)
 	nest->rta_len = r->buf + r->n->nlmsg_len - (char *)nest;
 }
 
-static int nl_talk(struct nl_req *r)
+/* Send r and read one answer into ans: its length, or -errno. */
+static ssize_t nl_exchange(struct nl_req *r, char *ans, size_t size)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	char ans[NL_BUF];
-	struct nlmsghdr *h;
-	int fd, ret;
 	ssize_t len;
+	int fd;
 
 	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
 	if (fd < 0)
 		return -errno;
-	if (sendto(fd, r->buf, r->n->nlmsg_len, 0, (struct sockaddr *)&sa,
-		   sizeof(sa)) < 0) {
-		ret = -errno;
-		goto out;
-	}
-	len = recv(fd, ans, sizeof(ans), 0);
-	if (len < 0) {
-		ret = -errno;
-		goto out;
-	}
-	ret = -EPROTO;
-	for (h = (struct nlmsghdr *)ans; NLMSG_OK(h, (size_t)len);
-	     h = NLMSG_NEXT(h, len)) {
-		if (h->nlmsg_type == NLMSG_ERROR) {
-			ret = ((struct nlmsgerr *)NLMSG_DATA(h))->error;
-			break;
-		}
-	}
-out:
+	len = sendto(fd, r->buf, r->n->nlmsg_len, 0, (struct sockaddr *)&sa,
+		     sizeof(sa));
+	if (len >= 0)
+		len = recv(fd, ans, size, 0);
+	if (len < 0)
+		len = -errno;
 	close(fd);
-	return ret;
+	return len;
+}
+
+static int nl_talk(struct nl_req *r)
+{
+	char ans[NL_BUF];
+	struct nlmsghdr *h;
+	ssize_t len = nl_exchange(r, ans, sizeof(ans));
+
+	if (len < 0)
+		return len;
+	for (h = (struct nlmsghdr *)ans; NLMSG_OK(h, (size_t)len);
+	     h = NLMSG_NEXT(h, len))
+		if (h->nlmsg_type == NLMSG_ERROR)
+			return ((struct nlmsgerr *)NLMSG_DATA(h))->error;
+	return -EPROTO;
 }
 
 static int link_change(int ifindex, unsigned int flags, unsigned int change,
@@ -181,4 +182,45 @@ int zc_neigh_add(int ifindex, int family, const void *addr,
 	nl_put(&r, NDA_DST, addr, family == AF_INET ? 4 : 16);
 	nl_put(&r, NDA_LLADDR, mac, 6);
 	return nl_talk(&r);
+}
+
+/* A link dump carries every attribute the device has: room for them all. */
+#define NL_LINK_BUF	32768
+
+int zc_link_counts(int ifindex, struct zc_link_counts *c)
+{
+	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC, .ifi_index = ifindex };
+	static __thread char ans[NL_LINK_BUF];
+	struct rtnl_link_stats64 st;
+	struct nlmsghdr *h;
+	struct nl_req r;
+	struct rtattr *a;
+	ssize_t len;
+	int alen;
+
+	nl_init(&r, RTM_GETLINK, 0, &ifi, sizeof(ifi));
+	len = nl_exchange(&r, ans, sizeof(ans));
+	if (len < 0)
+		return len;
+	for (h = (struct nlmsghdr *)ans; NLMSG_OK(h, (size_t)len);
+	     h = NLMSG_NEXT(h, len)) {
+		if (h->nlmsg_type == NLMSG_ERROR)
+			return ((struct nlmsgerr *)NLMSG_DATA(h))->error ? : -ENODATA;
+		if (h->nlmsg_type != RTM_NEWLINK)
+			continue;
+		alen = IFLA_PAYLOAD(h);
+		for (a = IFLA_RTA(NLMSG_DATA(h)); RTA_OK(a, alen); a = RTA_NEXT(a, alen)) {
+			if (a->rta_type != IFLA_STATS64 || RTA_PAYLOAD(a) < sizeof(st))
+				continue;
+			memcpy(&st, RTA_DATA(a), sizeof(st));
+			c->rx_packets = st.rx_packets;
+			c->tx_packets = st.tx_packets;
+			c->rx_dropped = st.rx_dropped;
+			c->tx_dropped = st.tx_dropped;
+			c->rx_missed = st.rx_missed_errors + st.rx_over_errors +
+				       st.rx_fifo_errors;
+			return 0;
+		}
+	}
+	return -ENODATA;
 }

@@ -4,6 +4,7 @@
 #define ZC_RTNL_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 int zc_link_set_up(int ifindex, bool up);
 int zc_link_set_mtu(int ifindex, int mtu);
@@ -14,5 +15,12 @@ int zc_veth_add(const char *name, const char *peer, int peer_nsfd, int mtu);
 int zc_addr_add(int ifindex, int family, const void *addr, int prefix);
 int zc_neigh_add(int ifindex, int family, const void *addr,
 		 const unsigned char *mac);
+
+/* A device's packet counters (IFLA_STATS64). */
+struct zc_link_counts {
+	uint64_t rx_packets, tx_packets, rx_dropped, tx_dropped;
+	uint64_t rx_missed;	/* missed, overrun, FIFO: the device had no room */
+};
+int zc_link_counts(int ifindex, struct zc_link_counts *c);
 
 #endif

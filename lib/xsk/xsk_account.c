@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/ktap.h"
+#include "net/netns.h"
 #include "xsk/xsk_account.h"
 
 #define ULL(v)	((unsigned long long)(v))
@@ -107,4 +108,68 @@ bool zc_xsk_run_account(struct zc_xsk_run *r, enum zc_xsk_path path)
 				    ULL(r->rx), ULL(r->tx_sub));
 	ok = ok && ZC_CHECK(w, !r->bad, "%llu bad frames received", ULL(r->bad));
 	return ok;
+}
+
+struct counts_arg {
+	int ifindex;
+	struct zc_link_counts *c;
+};
+
+static int counts_here(void *arg)
+{
+	struct counts_arg *a = arg;
+
+	return zc_link_counts(a->ifindex, a->c);
+}
+
+int zc_xsk_pair_counts(const struct zc_topo *t, struct zc_link_counts c[2])
+{
+	struct counts_arg a = { t->a.ifindex, &c[0] }, b = { t->b.ifindex, &c[1] };
+	int err = zc_netns_run(t->a.nsfd, counts_here, &a);
+
+	return err ? err : zc_netns_run(t->b.nsfd, counts_here, &b);
+}
+
+bool zc_xsk_pair_lost(const struct zc_xsk_pair_delta *p, const char *tx_dev,
+		      const char *rx_dev, struct zc_why *why)
+{
+	zc_why_clear(why);
+	if (!p->sent && p->refused) {
+		zc_why_set(why, "device pair sent nothing: %s refused all %llu frames (its transmit queue stayed stopped), %s's driver took up %llu",
+			   tx_dev, ULL(p->refused), rx_dev, ULL(p->rx));
+		return true;
+	}
+	/* Taken up by the driver, a frame is the path's: whatever came after. */
+	if (p->rx >= p->sent)
+		return false;
+	zc_why_set(why, "device pair lost frames before XDP: generator sent %llu, %s transmitted %llu (tx_dropped %llu), %s's driver took up %llu (rx_dropped %llu, missed %llu)",
+		   ULL(p->sent), tx_dev, ULL(p->tx), ULL(p->tx_dropped), rx_dev,
+		   ULL(p->rx), ULL(p->rx_dropped), ULL(p->rx_missed));
+	return true;
+}
+
+bool zc_xsk_run_pair_lost(struct zc_xsk_run *r, enum zc_xsk_path path,
+			  struct zc_why *why)
+{
+	const struct zc_topo *t = &r->d->topo;
+	const struct zc_link_counts *m = r->pair_mark;
+	struct zc_link_counts c[2];
+	struct zc_xsk_pair_delta p;
+
+	if (!r->pair_marked || path == ZC_XSK_TXONLY || zc_xsk_pair_counts(t, c))
+		return false;
+	p = (struct zc_xsk_pair_delta){
+		.sent = r->g.sent,
+		.refused = r->g.dropped,
+		.tx = c[1].tx_packets - m[1].tx_packets,
+		.tx_dropped = c[1].tx_dropped - m[1].tx_dropped,
+		.rx = c[0].rx_packets - m[0].rx_packets,
+		.rx_dropped = c[0].rx_dropped - m[0].rx_dropped,
+		.rx_missed = c[0].rx_missed - m[0].rx_missed,
+	};
+	ktap_print_msg("pair: %s transmitted %llu (tx_dropped %llu), %s took up %llu (rx_dropped %llu, missed %llu), generator sent %llu (refused %llu)\n",
+		       t->b.ifname, ULL(p.tx), ULL(p.tx_dropped), t->a.ifname,
+		       ULL(p.rx), ULL(p.rx_dropped), ULL(p.rx_missed), ULL(p.sent),
+		       ULL(p.refused));
+	return zc_xsk_pair_lost(&p, t->b.ifname, t->a.ifname, why);
 }

@@ -9,6 +9,7 @@
 #include "core/ktap.h"
 #include "net/netns.h"
 #include "core/util.h"
+#include "xsk/xsk_account.h"
 #include "xsk/xsk_run.h"
 
 #ifndef AF_XDP
@@ -429,6 +430,8 @@ int zc_xsk_run_start(struct zc_xsk_run *r, enum zc_xsk_path path,
 	}
 	err = zc_xsk_gen_open_rate(&r->g, &d->topo, d->frame_len, r->verify,
 				   d->cpu_tx, native, &r->rx);
+	if (!err && d->topo.real_pair)
+		r->pair_marked = !zc_xsk_pair_counts(&d->topo, r->pair_mark);
 	if (!err)
 		err = zc_xsk_gen_start(&r->g, seconds, GEN_MAX_FRAMES);
 	if (err)

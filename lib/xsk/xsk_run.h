@@ -13,6 +13,7 @@
 
 #include "core/meter.h"
 #include "core/why.h"
+#include "net/rtnl.h"
 #include "xsk/xsk.h"
 #include "xsk/xsk_dut.h"
 #include "xsk/xsk_gen.h"
@@ -38,6 +39,9 @@ struct zc_xsk_run {
 	int err;
 	struct zc_why why;	/* the first thing that went wrong */
 	struct zc_xsk_wit_mark mark;	/* the witnesses' counts at the bind */
+	/* A real pair's device counters when the generator started: a, b. */
+	struct zc_link_counts pair_mark[2];
+	bool pair_marked;
 };
 
 /* An AF_XDP socket with its UMEM in d's namespace: 0 or -errno. */
