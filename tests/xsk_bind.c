@@ -673,7 +673,7 @@ static void case_data(const struct zc_case *c, const struct row *dc,
 		zc_xsk_gen_print(&r.g, zc_now() - t0);
 	ok = zc_xsk_run_account(&r, dc->path);
 	/* The pair's counters read once the account has settled. */
-	if (zc_xsk_run_pair_lost(&r, dc->path, &lost) && !ok)
+	if (zc_xsk_account_pair(&r, dc->path, &lost) && !ok)
 		ktap_skip(c->name, "%s", lost.msg);
 	else if (!ok)
 		ktap_fail_why(c->name, &r.why);

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of zc_xsk_pair_lost() (lib/xsk/xsk_account.c): on a real
+ * Unit tests of zc_xsk_pair_lost() (lib/xsk/xsk_pair.c): on a real
  * device pair, frames the receiving driver never took up, or a sender
  * that refused them all, are the pair's loss, a skip; frames the driver
  * took up and XDP never saw stay the path's.
  */
-#include "xsk/xsk_account.h"
+#include "xsk/xsk_pair.h"
 #include "unit_tap.h"
 
 int main(void)

@@ -8,6 +8,7 @@
 #define ZC_WHY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /*
  * The reason, and the file:line that wrote it: a failure line names the

@@ -9,7 +9,7 @@
 #include "core/ktap.h"
 #include "net/netns.h"
 #include "core/util.h"
-#include "xsk/xsk_account.h"
+#include "xsk/xsk_pair.h"
 #include "xsk/xsk_run.h"
 
 #ifndef AF_XDP
