@@ -247,6 +247,9 @@ install: all
 	install -m 0644 $(TOP)/settings $(TOP)/config $(TOP)/splats $(OUTPUT)/kselftest-list.txt $(INSTALL_PATH)/
 	install -d $(INSTALL_PATH)/tools
 	install -m 0755 $(filter-out %.c,$(wildcard $(TOP)/tools/zc-*)) $(TOOL_PROGS) $(INSTALL_PATH)/tools/
+	@# The Python tools' code: each finds tools/py beside its own path.
+	install -d $(INSTALL_PATH)/tools/py/zc
+	install -m 0644 $(wildcard $(TOP)/tools/py/zc/*.py) $(INSTALL_PATH)/tools/py/zc/
 	@# The results files name the suite version; an installed tree has no git.
 	@(git -C $(TOP) describe --always --dirty 2>/dev/null || echo unknown) > $(INSTALL_PATH)/VERSION
 

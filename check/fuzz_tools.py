@@ -14,8 +14,6 @@ The tools run in this process, so thousands of inputs take seconds.
 """
 
 import contextlib
-import importlib.machinery
-import importlib.util
 import io
 import json
 import os
@@ -26,17 +24,9 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TOOLS = os.path.join(os.path.dirname(HERE), "tools")
-
-
-def load(name, modname):
-	path = os.path.join(TOOLS, name)
-	loader = importlib.machinery.SourceFileLoader(modname, path)
-	spec = importlib.util.spec_from_loader(modname, loader)
-	mod = importlib.util.module_from_spec(spec)
-	sys.dont_write_bytecode = True
-	loader.exec_module(mod)
-	return mod
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tools", "py"))
+from zc import compare, results  # noqa: E402
 
 
 class Hang(Exception):
@@ -159,12 +149,12 @@ class Fuzz:
 	def __init__(self, seed, scratch):
 		self.rnd = random.Random(seed)
 		self.scratch = scratch
-		self.zr = load("zc-results", "zc_results_fuzz")
+		self.zr = results
 		# What is not input costs most of a call: git describe and
 		# fsync. Neither reads the input, so the fuzz stubs them.
 		self.zr.suite_version = lambda top: "fuzz"
 		os.fsync = lambda fd: None
-		self.zc = load("zc-compare", "zc_compare_fuzz")
+		self.zc = compare
 		self.failures = []
 		self.calls = 0
 

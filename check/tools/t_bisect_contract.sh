@@ -123,11 +123,10 @@ is "run_tests.sh: --strict without --baseline is a usage error" 128 "needs --bas
 
 # ------------------------------------------------ vmtest --icount settings
 python3 - "$VMTEST" >"$T/out" 2>&1 <<'PY'
-import importlib.machinery, importlib.util, sys
-loader = importlib.machinery.SourceFileLoader("vmtest", sys.argv[1])
-spec = importlib.util.spec_from_loader("vmtest", loader)
-vm = importlib.util.module_from_spec(spec)
-loader.exec_module(vm)
+import os, sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(sys.argv[1]), "py"))
+from zc import vmtest as vm
 vm._qemu_version = "7.2.22"
 k = type("K", (), {"vmlinuz": "/bz"})()
 base = ["--debian", "6.18", "--nic", "none", "--xdp-nic", "none"]

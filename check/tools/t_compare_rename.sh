@@ -31,12 +31,10 @@ fi
 # Every old name of the baseline is a name of the run after the rename,
 # and the map leaves other tests' names alone.
 py=$(python3 - "$CMP" "$FIX/before.json" "$FIX/after.json" <<'PY' 2>&1
-import importlib.machinery, importlib.util, os, sys
-sys.path.insert(0, os.path.dirname(sys.argv[1]))
-loader = importlib.machinery.SourceFileLoader("zc_compare", sys.argv[1])
-spec = importlib.util.spec_from_loader("zc_compare", loader)
-zc = importlib.util.module_from_spec(spec)
-loader.exec_module(zc)
+import os, sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(sys.argv[1]), "py"))
+from zc import compare as zc
 base, new = zc.load(sys.argv[2]), zc.load(sys.argv[3])
 assert zc.rename_old_names(base) > 0
 assert zc.rename_old_names(new) == 0, "the run after the rename has old names"

@@ -97,12 +97,11 @@ check "advertised but refused: zero-copy cells skip with the missing preconditio
 
 # Internals, through the module itself.
 cat >"$TMP/unit.py" <<'PY'
-import importlib.machinery, importlib.util, io, lzma, os, subprocess, sys
+import io, lzma, os, subprocess, sys
 path, tmp, what = sys.argv[1], sys.argv[2], sys.argv[3]
-loader = importlib.machinery.SourceFileLoader("vmtest", path)
-spec = importlib.util.spec_from_loader("vmtest", loader)
-vm = importlib.util.module_from_spec(spec)
-loader.exec_module(vm)
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(sys.argv[1]), "py"))
+from zc import results as zr, vmtest as vm
 
 if what == "cpio":
 	c = vm.Cpio()
@@ -243,7 +242,6 @@ if what == "starved":
 	# Under wall-clock TCG a stall report measures how the host ran the
 	# vCPUs: a case it alone failed is a skip quoting it; a case with
 	# any other report, or a guest under icount, still fails.
-	zr = vm.load_parser()
 	stall = ("rcu: INFO: rcu_preempt detected stalls on CPUs/tasks: "
 		 "(trace: rcu_sched_clock_irq <- update_process_times)")
 	warn = "WARNING: CPU: 0 PID: 9 at net/core/dev.c:1 x+0x1/0x2"
@@ -666,11 +664,10 @@ b[0x300:0x30c] = b"6.12.0-fake "
 open(sys.argv[1], "wb").write(b)
 PY
 PATH=$TMP/fq:$PATH python3 - "$VMTEST" "$TMP" >"$OUT" 2>&1 <<'PY'
-import importlib.machinery, importlib.util, os, sys, time
-loader = importlib.machinery.SourceFileLoader("vm", sys.argv[1])
-spec = importlib.util.spec_from_loader("vm", loader)
-vm = importlib.util.module_from_spec(spec)
-loader.exec_module(vm)
+import os, sys, time
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(sys.argv[1]), "py"))
+from zc import vmtest as vm
 tmp = sys.argv[2]
 vm.HANG_S, vm.DONE_GRACE_S = 3, 2
 args = vm.parse_args(["--kernel", tmp + "/bzImage", "--no-host", "--nic", "none",
