@@ -78,7 +78,7 @@ struct req {
 
 struct ctx {
 	struct zc_opts o;
-	struct zc_sink k;
+	struct zc_sink sink;
 	const char *peer_exec;		/* --peer-exec CMD */
 	struct zc_sink_feat feat;	/* io_uring SEND_ZC, BPF for the sink */
 	bool have_usage;
@@ -127,10 +127,6 @@ static unsigned int depth_of(const struct req *a)
 	return a->depth != D_KIND ? depth[a->depth] : kind_depth[a->kind];
 }
 
-#define SZ		ZC_MODE_SEND_ZC
-#define SMZ		ZC_MODE_SENDMSG_ZC
-#define SZF		ZC_MODE_SEND_ZC_FIXED
-
 /*
  * The contract per protocol and API: pairing at depth 1, 8 and 64,
  * REPORT_USAGE where nothing copies (the tc sink takes UDP only), where
@@ -157,7 +153,8 @@ static const struct req_matrix contract = {
 	.base = &(const struct req){ .zc = { .fn = case_contract, .pre = pre_case } },
 	.axes = {
 		ZC_AXIS(struct req, proto, proto_names, P_UDP4, P_UDP6, P_TCP4, P_UNIX),
-		ZC_AXIS(struct req, mode, mode_names, SZ, SMZ, SZF),
+		ZC_AXIS(struct req, mode, mode_names, ZC_MODE_SEND_ZC, ZC_MODE_SENDMSG_ZC,
+			ZC_MODE_SEND_ZC_FIXED),
 		ZC_AXIS(struct req, kind, kind_names, K_PAIRING, K_USAGE_ZC,
 			K_USAGE_COPIED, K_USAGE_OFF, K_LIFETIME, K_ERR_REFUSED,
 			K_ERR_MSGSIZE, K_ERR_NOTSUPP),
@@ -171,7 +168,7 @@ static const struct req_matrix bad_index = {
 	.base = &(const struct req){ .zc = { .fn = case_contract, .pre = pre_case } },
 	.axes = {
 		ZC_AXIS(struct req, proto, proto_names, P_UDP4),
-		ZC_AXIS(struct req, mode, mode_names, SZF),
+		ZC_AXIS(struct req, mode, mode_names, ZC_MODE_SEND_ZC_FIXED),
 		ZC_AXIS(struct req, kind, kind_names, K_ERR_BADINDEX),
 	},
 };
@@ -179,13 +176,13 @@ static const struct req_matrix bad_index = {
 /* The rates: every API to the tc sink, SEND_ZC's at the depths named. */
 static const char *rate_rule(const struct req *r)
 {
-	bool zc = r->mode >= SZ;
+	bool zc = zc_send_mode_uring(r->mode) && zc_send_mode_zerocopy(r->mode);
 
 	if (!zc && r->depth != D_KIND)
 		return "send, uring_send and msg_zerocopy are rated at the default depth";
 	if (zc && r->depth == D_KIND)
 		return "a SEND_ZC rate names its depth";
-	if (r->mode != SZ && r->depth == D_1)
+	if (r->mode != ZC_MODE_SEND_ZC && r->depth == D_1)
 		return "depth 1 (a notification per send) is rated on send_zc only";
 	return NULL;
 }
@@ -196,7 +193,8 @@ static const struct req_matrix rates = {
 		ZC_AXIS(struct req, proto, proto_names, P_UDP4),
 		ZC_AXIS(struct req, kind, kind_names, K_RATE),
 		ZC_AXIS(struct req, mode, mode_names, ZC_MODE_SEND, ZC_MODE_URING_SEND,
-			ZC_MODE_MSG_ZEROCOPY, SZ, SMZ, SZF),
+			ZC_MODE_MSG_ZEROCOPY, ZC_MODE_SEND_ZC, ZC_MODE_SENDMSG_ZC,
+			ZC_MODE_SEND_ZC_FIXED),
 		ZC_AXIS_GLUED(struct req, depth, depth_names, D_KIND, D_1, D_8),
 	},
 	.rule = rate_rule,
@@ -256,14 +254,14 @@ static void case_requests(const struct zc_case *zc, const struct req *a,
 	/* Without BPF, a receiver in b stands in for the tc sink. */
 	struct zc_session_cfg sc = {
 		.n = n, .usage = c->have_usage, .unlinked = !life,
-		.sink = !life && udp && c->k.skel,
+		.sink = !life && udp && c->sink.skel,
 		.verify = life || (c->o.verify && udp),
 	};
 	struct zc_session ss;
 	struct zc_why why;
 	int ret;
 
-	if (!life && udp && !c->k.skel)
+	if (!life && udp && !c->sink.skel)
 		ktap_print_msg("%s: runs with a receiver socket in b instead of the tc drop sink (%s)",
 			       zc->name, c->feat.bpf.msg);
 	ret = session_setup(c, a, &ss, &sc);
@@ -308,7 +306,7 @@ static void case_usage(const struct zc_case *zc, const struct req *a,
 	uint64_t n = USAGE_SENDS, want_zc = copied ? 0 : n, want_cp = copied ? n : 0;
 	struct zc_session_cfg sc = {
 		.n = n, .usage = usage, .verify = c->o.verify,
-		.sink = a->kind == K_USAGE_ZC, .lo = copied && c->k.t.real_pair,
+		.sink = a->kind == K_USAGE_ZC, .lo = copied && c->sink.t.real_pair,
 	};
 	struct zc_session ss;
 	struct zc_why why;
@@ -331,7 +329,7 @@ static void case_usage(const struct zc_case *zc, const struct req *a,
 		ktap_fail_why(zc->name, &why);
 	else if (!ss.ok)
 		ktap_fail(zc->name, "contract broken");
-	else if (ss.l.usage_copied > want_cp && zc_env_copy_cause(&c->k.t, &why))
+	else if (ss.l.usage_copied > want_cp && zc_env_copy_cause(&c->sink.t, &why))
 		ktap_skip(zc->name, "%s", why.msg);
 	else
 		ktap_result(zc->name, ss.l.usage_zc == want_zc &&
@@ -423,7 +421,7 @@ static void case_error(const struct zc_case *zc, const struct req *a,
 		ret = zc_sender_flush(r.s, FLUSH_TIMEOUT, GRACE);
 		err_report(zc, &e, &r, sent, failed_at, ret);
 	}
-	if (e.restore_mtu && zc_topo_set_mtu(&c->k.t, e.restore_mtu))
+	if (e.restore_mtu && zc_topo_set_mtu(&c->sink.t, e.restore_mtu))
 		ktap_print_msg("could not restore MTU %d", e.restore_mtu);
 	if (e.fd >= 0)
 		close(e.fd);
@@ -466,7 +464,7 @@ static void rate_config(const struct zc_case *zc, const struct ctx *c,
 		  cfg->one_buffer ? "yes" : "no",
 		  cfg->mode == ZC_MODE_SEND_ZC_FIXED ? "yes" : "no",
 		  cfg->report_usage ? "yes" : "no", zc_sender_ring_desc(tx->s),
-		  sndbuf, c->o.cpu_tx, c->o.cpu_rx, c->k.t.mtu);
+		  sndbuf, c->o.cpu_tx, c->o.cpu_rx, c->sink.t.mtu);
 }
 
 static void rate_report(const struct zc_case *zc, const struct zc_rate *rate,
@@ -500,10 +498,10 @@ static int rate_open(struct ctx *c, const struct req *a,
 	 * (wmem_default) whenever softirq falls behind, and a full buffer
 	 * sends io_uring requests the slow way (poll, then retry).
 	 */
-	int ret = zc_sink_tx_open(&c->k, &arm[!alone].tx, cfg, RATE_SNDBUF);
+	int ret = zc_sink_tx_open(&c->sink, &arm[!alone].tx, cfg, RATE_SNDBUF);
 
 	if (!ret && !alone)
-		ret = zc_sink_tx_open(&c->k, &arm[0].tx, &ref, 0);
+		ret = zc_sink_tx_open(&c->sink, &arm[0].tx, &ref, 0);
 	return ret;
 }
 
@@ -521,7 +519,7 @@ static void rate_judge(const struct zc_case *zc, struct ctx *c,
 		       (unsigned long long)st->failed, (unsigned long long)ref);
 	/* A real device pair may lose some at these rates. */
 	ktap_result(zc->name, !st->failed && sunk <= sent &&
-		    (c->k.t.real_pair ? sunk > 0 : sunk == sent),
+		    (c->sink.t.real_pair ? sunk > 0 : sunk == sent),
 		    "traffic does not add up");
 }
 
@@ -551,14 +549,14 @@ static void case_rate(const struct zc_case *zc, const struct req *a,
 		goto out;
 	}
 	rate_config(zc, c, &cfg, &arm[narm - 1].tx);
-	if (zc_sink_rate(&c->k, &mc, arm, narm, &vs_send, &sunk, &why)) {
+	if (zc_sink_rate(&c->sink, &mc, arm, narm, &vs_send, &sunk, &why)) {
 		ktap_fail_why(zc->name, &why);
 		goto out;
 	}
 	st = zc_sender_stats(arm[narm - 1].tx.s);
 	/* A copy a cause outside the kernel explains is no zcmode to compare. */
 	if (zc_send_mode_zerocopy(a->mode) && st->copied &&
-	    zc_env_copy_cause(&c->k.t, &why)) {
+	    zc_env_copy_cause(&c->sink.t, &why)) {
 		ktap_skip(zc->name, "%s", why.msg);
 		goto out;
 	}
@@ -579,8 +577,8 @@ static size_t case_size(const struct ctx *c, enum proto p)
 {
 	size_t hdr = p == P_UDP6 ? 48 : 28;
 
-	if (is_udp(p) && (size_t)c->o.size > c->k.t.mtu - hdr)
-		return c->k.t.mtu - hdr;
+	if (is_udp(p) && (size_t)c->o.size > c->sink.t.mtu - hdr)
+		return c->sink.t.mtu - hdr;
 	return c->o.size;
 }
 
@@ -597,7 +595,7 @@ static int type_of(enum proto p)
 /* Socket in a, connected to b:port (or lo:port). Returns fd or -errno. */
 static int sender_socket(const struct ctx *c, enum proto p, int port, bool lo)
 {
-	return zc_session_socket(&c->k, family_of(p), type_of(p), port, lo);
+	return zc_session_socket(&c->sink, family_of(p), type_of(p), port, lo);
 }
 
 /* sc carries where to (sink, lo) and how (unlinked); the rest is the row's. */
@@ -615,7 +613,7 @@ static int session_setup(struct ctx *c, const struct req *a,
 	sc->timeout = OP_TIMEOUT;
 	sc->flush_timeout = FLUSH_TIMEOUT;
 	sc->grace = GRACE;
-	return zc_session_open(ss, &c->k, sc);
+	return zc_session_open(ss, &c->sink, sc);
 }
 
 /* ---- errors: how each is provoked ---- */
@@ -629,15 +627,15 @@ static int err_msgsize(struct ctx *c, const struct req *a, struct err_setup *e)
 	if (e->fd < 0)
 		return e->fd;
 	ret = zc_sockerr_dontfrag(e->fd, family_of(a->proto));
-	if (!ret && c->k.t.mtu > MTU_SMALL) {
-		e->restore_mtu = c->k.t.mtu;
-		ret = zc_topo_set_mtu(&c->k.t, MTU_SMALL);
+	if (!ret && c->sink.t.mtu > MTU_SMALL) {
+		e->restore_mtu = c->sink.t.mtu;
+		ret = zc_topo_set_mtu(&c->sink.t, MTU_SMALL);
 		if (ret)
 			e->restore_mtu = 0;
 	}
-	e->size = c->k.t.mtu + 500;
+	e->size = c->sink.t.mtu + 500;
 	snprintf(e->buf, sizeof(e->buf), "%zu-byte datagram, don't fragment, MTU %d",
-		 e->size, c->k.t.mtu);
+		 e->size, c->sink.t.mtu);
 	e->what = e->buf;
 	return ret;
 }
@@ -650,7 +648,7 @@ static int err_prepare(struct ctx *c, const struct req *a, struct err_setup *e)
 		e->what = "send to a port nobody listens on";
 		e->fd = a->proto != P_TCP4 ?
 			sender_socket(c, a->proto, CLOSED_PORT, false) :
-			zc_sockerr_refused(c->k.t.a.nsfd, &c->k.t.b.addr4,
+			zc_sockerr_refused(c->sink.t.a.nsfd, &c->sink.t.b.addr4,
 					   CLOSED_PORT, OP_TIMEOUT);
 		return e->fd < 0 ? e->fd : 0;
 	case K_ERR_MSGSIZE:
@@ -702,14 +700,14 @@ static int setup(void *arg, struct zc_why *why)
 	struct ctx *c = arg;
 	bool bpf = !c->feat.bpf.msg[0];
 
-	if (zc_sink_setup(&c->k, MTU, SINK_PORT, bpf, why) ||
-	    (bpf && zc_sink_wait_path(&c->k, PATH_TIMEOUT, why)))
+	if (zc_sink_setup(&c->sink, MTU, SINK_PORT, bpf, why) ||
+	    (bpf && zc_sink_wait_path(&c->sink, PATH_TIMEOUT, why)))
 		return -1;
 	if (!bpf)
 		ktap_print_msg("no BPF, no tc sink: UDP cases use a receiver in b, zero-copy ones skip (%s)",
 			       c->feat.bpf.msg);
 	if (!c->feat.uring.msg[0])
-		c->have_usage = zc_session_usage(&c->k, OP_TIMEOUT,
+		c->have_usage = zc_session_usage(&c->sink, OP_TIMEOUT,
 						 &c->usage_why);
 	if (c->feat.uring.msg[0])
 		ktap_print_msg("io_uring cases skip: %s", c->feat.uring.msg);
@@ -725,7 +723,7 @@ static void teardown(void *arg)
 {
 	struct ctx *c = arg;
 
-	zc_sink_teardown(&c->k);
+	zc_sink_teardown(&c->sink);
 }
 
 /*
@@ -751,7 +749,7 @@ static int peer_mode(void *arg)
 		teardown(c);
 		ktap_exit_fail_msg("%s: %s", TEST_NAME, why.msg);
 	}
-	ret = zc_sink_exec(&c->k, c->peer_exec);
+	ret = zc_sink_exec(&c->sink, c->peer_exec);
 	teardown(c);
 	return ret;
 }

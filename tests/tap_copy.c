@@ -40,12 +40,12 @@
 #include "core/compat.h"
 #include "tap_copy/copyjudge.h"
 #include "core/meter.h"
-#include "tap_copy/nsdev.h"
+#include "tap_copy/side_dev.h"
 #include "core/probe.h"
 #include "core/matrix.h"
 #include "send/sink.h"
 #include "send/sock.h"
-#include "tap_copy/taparm.h"
+#include "tap_copy/tap_ratio.h"
 #include "net/taps.h"
 #include "tap_copy/tapspec.h"
 #include "send/uring.h"
@@ -114,7 +114,7 @@ struct way {
 
 struct ctx {
 	struct zc_opts o;
-	struct zc_sink k;
+	struct zc_sink sink;
 	struct tap_copy *xdp;
 	/* options */
 	bool list_taps, no_witness;
@@ -129,9 +129,9 @@ struct ctx {
 
 /* The ways' indices in ways[] below, for the rule and the tap listing. */
 enum way_id {
-	W_NOTAP, W_TAP_SENDER_NS, W_TAP_EGRESS_DEV, W_TAP_RECEIVER_NS,
-	W_TAP_IGNORE_OUTGOING, W_TAP_OTHER_DEV, W_TAP_TOGGLE, W_LOCAL_BOUND,
-	W_LOOPBACK, W_FRAGMENTED, W_XDP_HIDDEN_COPY, W_LOCAL,
+	WAY_NOTAP, WAY_TAP_SENDER_NS, WAY_TAP_EGRESS_DEV, WAY_TAP_RECEIVER_NS,
+	WAY_TAP_IGNORE_OUTGOING, WAY_TAP_OTHER_DEV, WAY_TAP_TOGGLE, WAY_LOCAL_BOUND,
+	WAY_LOOPBACK, WAY_FRAGMENTED, WAY_XDP_HIDDEN_COPY, WAY_LOCAL,
 };
 enum proto { P_UDP4, P_UDP6, P_TCP4 };
 enum kind { K_VERDICT, K_RATE };
@@ -147,15 +147,15 @@ struct row {
 ZC_MATRIX_TYPE(row, struct row, struct ctx)
 
 static void case_verdict(const struct zc_case *c, const struct row *v,
-			 struct ctx *cx);
+			 struct ctx *ctx);
 static void case_list_taps(const struct zc_case *c, const struct row *v,
-			   struct ctx *cx);
+			   struct ctx *ctx);
 static void case_rate(const struct zc_case *c, const struct row *rc,
-		      struct ctx *cx);
+		      struct ctx *ctx);
 static enum zc_pre pre_verdict(const struct zc_case *c, const struct row *v,
-			       struct ctx *cx, struct zc_why *why);
+			       struct ctx *ctx, struct zc_why *why);
 static enum zc_pre pre_rate(const struct zc_case *c, const struct row *rc,
-			    struct ctx *cx, struct zc_why *why);
+			    struct ctx *ctx, struct zc_why *why);
 
 /* ---- the ways a send can go, and what each gives per topology ---- */
 
@@ -166,75 +166,75 @@ static enum zc_pre pre_rate(const struct zc_case *c, const struct row *rc,
 #define TAP_B		{ ZC_TAP_RECEIVER }
 
 static const struct way ways[] = {
-	[W_NOTAP] = { SETUP_SINK,
+	[WAY_NOTAP] = { SETUP_SINK,
 		.name = "notap",
 		.veth = { ZC_VERDICT_ZEROCOPY, ZC_WIT_COPY_UBUFS, "tc drop at the receiving veth frees the skb untouched: zero-copy" },
 		.pair = { ZC_VERDICT_ZEROCOPY, ZC_WIT_COPY_UBUFS, "the sender's skb leaves through the egress device and is freed at TX completion, tc drops the frame as the receiving device receives it: zero-copy" },
 	},
 
-	[W_TAP_SENDER_NS] = { SETUP_SINK, TAP_A,
+	[WAY_TAP_SENDER_NS] = { SETUP_SINK, TAP_A,
 		.name = "tap_sender_ns",
 		.veth = { ZC_VERDICT_COPIED, ZC_WIT_COPY_UBUFS, "ETH_P_ALL tap in the sender namespace: dev_queue_xmit_nit -> skb_copy_ubufs" },
 		.pair = { ZC_VERDICT_COPIED, ZC_WIT_COPY_UBUFS, "ETH_P_ALL tap in the sender namespace: dev_queue_xmit_nit -> skb_copy_ubufs" },
 	},
 
-	[W_TAP_EGRESS_DEV] = { SETUP_SINK, TAP_A_DEV,
+	[WAY_TAP_EGRESS_DEV] = { SETUP_SINK, TAP_A_DEV,
 		.name = "tap_egress_dev",
 		.veth = { ZC_VERDICT_COPIED, ZC_WIT_COPY_UBUFS, "ETH_P_ALL tap bound to the egress veth: dev_queue_xmit_nit -> skb_copy_ubufs" },
 		.pair = { ZC_VERDICT_COPIED, ZC_WIT_COPY_UBUFS, "ETH_P_ALL tap bound to the egress device: dev_queue_xmit_nit -> skb_copy_ubufs" },
 	},
 
-	[W_TAP_RECEIVER_NS] = { SETUP_SINK, TAP_B,
+	[WAY_TAP_RECEIVER_NS] = { SETUP_SINK, TAP_B,
 		.name = "tap_receiver_ns",
 		.veth = { ZC_VERDICT_COPIED, ZC_WIT_COPY_UBUFS, "ETH_P_ALL tap in the receiving namespace: __netif_receive_skb_core -> skb_copy_ubufs before tc (before 6.15, with one global tap list for all namespaces, already dev_queue_xmit_nit in the sender namespace)" },
 		.pair = { ZC_VERDICT_ZEROCOPY, ZC_WIT_COPY_UBUFS, "ETH_P_ALL tap in the receiving namespace sees only the receiving device's own skbs (per-namespace taps): zero-copy",
 			  .foreign = "dev_queue_xmit_nit on the sender's device" },
 	},
 
-	[W_TAP_IGNORE_OUTGOING] = { SETUP_SINK, TAP_A_IGNORE,
+	[WAY_TAP_IGNORE_OUTGOING] = { SETUP_SINK, TAP_A_IGNORE,
 		.name = "tap_ignore_outgoing",
 		.veth = { ZC_VERDICT_ZEROCOPY, ZC_WIT_COPY_UBUFS, "tap with PACKET_IGNORE_OUTGOING in the sender namespace: skipped on transmit, and veth's receive in the other namespace does not see it (per-namespace taps): zero-copy",
 			  .foreign = "veth's receive in the receiving namespace (__netif_receive_skb_core -> deliver_skb)" },
 		.pair = { ZC_VERDICT_ZEROCOPY, ZC_WIT_COPY_UBUFS, "tap with PACKET_IGNORE_OUTGOING: skipped on transmit, and on receive it sees the receiving device's own skbs: zero-copy" },
 	},
 
-	[W_TAP_OTHER_DEV] = { SETUP_SINK, TAP_A_LO,
+	[WAY_TAP_OTHER_DEV] = { SETUP_SINK, TAP_A_LO,
 		.name = "tap_other_dev",
 		.veth = { ZC_VERDICT_ZEROCOPY, ZC_WIT_COPY_UBUFS, "tap bound to lo: not on the egress path, zero-copy" },
 		.pair = { ZC_VERDICT_ZEROCOPY, ZC_WIT_COPY_UBUFS, "tap bound to lo: not on the egress path, zero-copy" },
 	},
 
-	[W_TAP_TOGGLE] = { SETUP_SINK, TAP_A, TOGGLE_PATTERN,
+	[WAY_TAP_TOGGLE] = { SETUP_SINK, TAP_A, TOGGLE_PATTERN,
 		.name = "tap_toggle",
 		.veth = { ZC_VERDICT_ZEROCOPY, ZC_WIT_COPY_UBUFS, "tap opened/closed between sends (" TOGGLE_PATTERN "): verdicts follow per send" },
 		.pair = { ZC_VERDICT_ZEROCOPY, ZC_WIT_COPY_UBUFS, "tap opened/closed between sends (" TOGGLE_PATTERN "): verdicts follow per send" },
 	},
 
-	[W_LOCAL_BOUND] = { SETUP_LOCAL,
+	[WAY_LOCAL_BOUND] = { SETUP_LOCAL,
 		.name = "local_bound",
 		.veth = { ZC_VERDICT_COPIED, ZC_WIT_COPY_UBUFS, "delivery to a socket bound in the receiving namespace: skb_orphan_frags_rx copies" },
 		.pair = { ZC_VERDICT_ZEROCOPY, ZC_WIT_COPY_UBUFS, "UDP to a socket bound in the receiving namespace: it gets the receiving device's own skb, the sender's is freed at TX completion: zero-copy" },
 	},
 
-	[W_LOCAL] = { SETUP_LOCAL,
+	[WAY_LOCAL] = { SETUP_LOCAL,
 		.name = "local",
 		.veth = { ZC_VERDICT_COPIED, ZC_WIT_COPY_UBUFS, "TCP to a receiver in the peer namespace: local delivery copies" },
 		.pair = { ZC_VERDICT_ZEROCOPY, ZC_WIT_COPY_UBUFS, "TCP to a socket bound in the receiving namespace: it gets the receiving device's own skb, the sender's is freed at TX completion: zero-copy" },
 	},
 
-	[W_LOOPBACK] = { SETUP_LOOPBACK,
+	[WAY_LOOPBACK] = { SETUP_LOOPBACK,
 		.name = "loopback",
 		.veth = { ZC_VERDICT_COPIED, ZC_WIT_COPY_UBUFS, "delivery over loopback to a local socket: skb_orphan_frags_rx copies" },
 		.pair = { ZC_VERDICT_COPIED, ZC_WIT_COPY_UBUFS, "delivery over loopback to a local socket: skb_orphan_frags_rx copies" },
 	},
 
-	[W_FRAGMENTED] = { SETUP_FRAG,
+	[WAY_FRAGMENTED] = { SETUP_FRAG,
 		.name = "fragmented",
 		.veth = { ZC_VERDICT_COPIED, ZC_WIT_NOTHING, "datagram above MTU-28 is fragmented: copied at send, no zero-copy attempted, no fallback copy" },
 		.pair = { ZC_VERDICT_COPIED, ZC_WIT_NOTHING, "datagram above MTU-28 is fragmented: copied at send, no zero-copy attempted, no fallback copy" },
 	},
 
-	[W_XDP_HIDDEN_COPY] = { SETUP_XDP,
+	[WAY_XDP_HIDDEN_COPY] = { SETUP_XDP,
 		.name = "xdp_hidden_copy",
 		.veth = { ZC_VERDICT_ZEROCOPY, ZC_WIT_PP_COW, "XDP_DROP on the receiving veth: veth copies every skb (" VETH_XDP_COPY "), the kernel's flag says zero-copy" },
 		.pair = { ZC_VERDICT_ZEROCOPY, ZC_WIT_COPY_UBUFS, "XDP_DROP on the receiving device drops its own buffers, the sender's skb is untouched: zero-copy" },
@@ -265,11 +265,11 @@ static const struct row_matrix list_taps_case = {
  */
 static const char *verdict_rule(const struct row *r)
 {
-	if (r->proto == P_TCP4 && r->way != W_LOCAL)
+	if (r->proto == P_TCP4 && r->way != WAY_LOCAL)
 		return "TCP is checked on local delivery: a tap copies below the protocol, UDP covers the taps";
-	if (r->proto != P_TCP4 && r->way == W_LOCAL)
+	if (r->proto != P_TCP4 && r->way == WAY_LOCAL)
 		return "local is TCP's local delivery (UDP's is local_bound)";
-	if (r->proto == P_UDP6 && r->way != W_NOTAP && r->way != W_TAP_SENDER_NS)
+	if (r->proto == P_UDP6 && r->way != WAY_NOTAP && r->way != WAY_TAP_SENDER_NS)
 		return "IPv6 is checked without and with a sender tap: past the IP layer its way is IPv4's";
 	return NULL;
 }
@@ -277,10 +277,10 @@ static const char *verdict_rule(const struct row *r)
 static const struct row_matrix verdicts = {
 	.base = &(const struct row){ .zc = { .fn = case_verdict, .pre = pre_verdict } },
 	.axes = {
-		ZC_AXIS_TURN(1, struct row, proto, proto_names, P_UDP4, P_UDP6, P_TCP4),
-		ZC_AXIS_TURN(3, struct row, mode, mode_names, ZC_MODE_MSG_ZEROCOPY, ZC_MODE_SEND_ZC),
-		ZC_AXIS_TABLE_TURN(2, struct row, way, ways, name),
-		ZC_AXIS_TURN(4, struct row, kind, kind_names, K_VERDICT),
+		ZC_AXIS_LOOP(1, struct row, proto, proto_names, P_UDP4, P_UDP6, P_TCP4),
+		ZC_AXIS_LOOP(3, struct row, mode, mode_names, ZC_MODE_MSG_ZEROCOPY, ZC_MODE_SEND_ZC),
+		ZC_AXIS_TABLE_LOOP(2, struct row, way, ways, name),
+		ZC_AXIS_LOOP(4, struct row, kind, kind_names, K_VERDICT),
 	},
 	.rule = verdict_rule,
 };
@@ -319,24 +319,24 @@ static unsigned int rate_depth(const struct row *rc)
 /* One verdict case: lib/tap_copy/verdictrun's sends, and the path around them. */
 struct vrun {
 	struct zc_vrun run;
-	struct ctx *cx;
+	struct ctx *ctx;
 	const struct row *v;
 	int mtu_restore;		/* 0, or the MTU the fragment case lowered */
 	bool xdp_on;
 };
 
-static void diag_once(struct ctx *cx);
+static void diag_once(struct ctx *ctx);
 static void vrun_init(struct vrun *r);
 static int vrun_open(struct vrun *r, struct zc_why *why);
-static size_t udp_size(const struct ctx *cx, int family);
+static size_t udp_size(const struct ctx *ctx, int family);
 
 /* ---- cases ---- */
 
 /* The row's column for this topology. */
-static const struct expect *expect_here(const struct ctx *cx,
+static const struct expect *expect_here(const struct ctx *ctx,
 					const struct row *v)
 {
-	return cx->k.t.real_pair ? &way_of(v)->pair : &way_of(v)->veth;
+	return ctx->sink.t.real_pair ? &way_of(v)->pair : &way_of(v)->veth;
 }
 
 /*
@@ -347,31 +347,31 @@ static const struct expect *expect_here(const struct ctx *cx,
  * the tap lists' scope, SKIP.
  */
 static enum zc_pre pre_verdict(const struct zc_case *c, const struct row *v,
-			       struct ctx *cx, struct zc_why *why)
+			       struct ctx *ctx, struct zc_why *why)
 {
 	enum setup s = way_of(v)->setup;
-	const char *foreign = expect_here(cx, v)->foreign;
+	const char *foreign = expect_here(ctx, v)->foreign;
 
-	diag_once(cx);
-	if (zc_sink_feat_need(&cx->feat, &(struct zc_sink_need){
+	diag_once(ctx);
+	if (zc_sink_feat_need(&ctx->feat, &(struct zc_sink_need){
 				.uring = zc_send_mode_uring(v->mode),
 				.sink = s != SETUP_LOCAL && s != SETUP_LOOPBACK,
 				.what = s == SETUP_XDP ? " and an XDP program" : "",
 			      }, why))
 		return ZC_SKIP;
-	if (foreign && cx->netns_taps < 0)
+	if (foreign && ctx->netns_taps < 0)
 		return zc_why_set(why, "cannot tell whether packet taps are per namespace: no vmlinux BTF to look for struct net.ptype_all (%s)",
-				  strerror(-cx->netns_taps)), ZC_SKIP;
-	if (foreign && !cx->netns_taps)
+				  strerror(-ctx->netns_taps)), ZC_SKIP;
+	if (foreign && !ctx->netns_taps)
 		return zc_why_set(why, "copied by a tap in another namespace: %s, so %s -> skb_orphan_frags_rx -> skb_copy_ubufs, before af_packet drops it as foreign",
 				  GLOBAL_TAPS, foreign), ZC_XFAIL;
 	return ZC_RUN;
 }
 
 static void case_verdict(const struct zc_case *c, const struct row *v,
-			 struct ctx *cx)
+			 struct ctx *ctx)
 {
-	struct vrun r = { .cx = cx, .v = v };
+	struct vrun r = { .ctx = ctx, .v = v };
 	struct zc_why why = { "" };
 	const char *nowit = NULL;
 	int ret;
@@ -379,7 +379,7 @@ static void case_verdict(const struct zc_case *c, const struct row *v,
 	/* No witness: the kernel's flag alone, and the summary says why. */
 	if (zc_witness_kind(&nowit))
 		nowit = NULL;
-	else if (r.cx->no_witness)
+	else if (r.ctx->no_witness)
 		nowit = "--no-witness given";
 	vrun_init(&r);
 	ret = vrun_open(&r, &why);
@@ -391,26 +391,26 @@ static void case_verdict(const struct zc_case *c, const struct row *v,
 			ktap_fail_why(c->name, &why);
 		return;
 	}
-	zc_vrun_case(c->name, &r.run, expect_here(r.cx, r.v)->what, nowit);
+	zc_vrun_case(c->name, &r.run, expect_here(r.ctx, r.v)->what, nowit);
 }
 
 /* ---- tap listing against taps we open ---- */
 
 static const struct way *const tap_wants[] = {
-	&ways[W_TAP_SENDER_NS], &ways[W_TAP_EGRESS_DEV], &ways[W_TAP_IGNORE_OUTGOING],
-	&ways[W_TAP_OTHER_DEV],
+	&ways[WAY_TAP_SENDER_NS], &ways[WAY_TAP_EGRESS_DEV], &ways[WAY_TAP_IGNORE_OUTGOING],
+	&ways[WAY_TAP_OTHER_DEV],
 };
 
 static void case_list_taps(const struct zc_case *c, const struct row *v,
-			   struct ctx *cx)
+			   struct ctx *ctx)
 {
 	int fds[ZC_ARRAY_SIZE(tap_wants)], n, i, want = ZC_ARRAY_SIZE(tap_wants);
-	const struct zc_topo *t = &cx->k.t;
+	const struct zc_topo *t = &ctx->sink.t;
 	struct zc_tap taps[32];
 	struct zc_why why = { "" };
 	bool ok = true;
 
-	diag_once(cx);
+	diag_once(ctx);
 	for (i = 0; i < want; i++)
 		fds[i] = zc_tap_spec_open(t, &tap_wants[i]->tap);
 	n = zc_taps_list(t->a.nsfd, taps, ZC_ARRAY_SIZE(taps));
@@ -435,17 +435,17 @@ static void case_list_taps(const struct zc_case *c, const struct row *v,
 /* ---- rates: without and with the tap, interleaved ---- */
 
 static enum zc_pre pre_rate(const struct zc_case *c, const struct row *rc,
-			    struct ctx *cx, struct zc_why *why)
+			    struct ctx *ctx, struct zc_why *why)
 {
 
-	diag_once(cx);
-	return zc_sink_feat_need(&cx->feat, &(struct zc_sink_need){
+	diag_once(ctx);
+	return zc_sink_feat_need(&ctx->feat, &(struct zc_sink_need){
 					.uring = zc_send_mode_uring(rc->mode),
 					.sink = true,
 				 }, why) ? ZC_SKIP : ZC_RUN;
 }
 
-static void arm_report(struct ctx *cx, const struct row *rc,
+static void arm_report(struct ctx *ctx, const struct row *rc,
 		       const struct zc_sink_arm *sa, const char *prefix)
 {
 	const struct zc_send_stats *st = zc_sender_stats(sa->tx.s);
@@ -456,44 +456,44 @@ static void arm_report(struct ctx *cx, const struct row *rc,
 		ktap_zcmode(prefix, st->zerocopy, st->copied);
 	else
 		ktap_zcmode(prefix, 0, st->completed);
-	zc_report_config(&cx->o, prefix,
+	zc_report_config(&ctx->o, prefix,
 		  "mode=%s size=%zu depth=%u report_usage=%s ring=%s cpu_tx=%d cpu_rx=softirq_on_sending_cpu topology=%s a=%s drv_a=%s b=%s drv_b=%s mtu=%d sink=tc_clsact_ingress_drop tap=eth_p_all_unbound_sender_ns_for_tap witness=paused",
-		  zc_send_mode_name(rc->mode), udp_size(cx, AF_INET),
+		  zc_send_mode_name(rc->mode), udp_size(ctx, AF_INET),
 		  rate_depth(rc), uring && zc_send_mode_zerocopy(rc->mode) ? "yes" : "no",
-		  uring ? zc_sender_ring_desc(sa->tx.s) : "none", cx->o.cpu_tx,
-		  cx->k.t.real_pair ? "ZC_PAIR" : "veth", cx->k.t.a.ifname,
-		  cx->drv_a, cx->k.t.b.ifname, cx->drv_b, cx->k.t.mtu);
+		  uring ? zc_sender_ring_desc(sa->tx.s) : "none", ctx->o.cpu_tx,
+		  ctx->sink.t.real_pair ? "ZC_PAIR" : "veth", ctx->sink.t.a.ifname,
+		  ctx->drv_a, ctx->sink.t.b.ifname, ctx->drv_b, ctx->sink.t.mtu);
 }
 
 /*
  * Without and with the tap, in alternation repeat by repeat: each repeat
  * gives one tap_ratio sample from two measurements seconds apart.
  */
-static int measure(struct ctx *cx, const struct row *rc,
+static int measure(struct ctx *ctx, const struct row *rc,
 		   struct zc_stats *ratio, struct zc_why *why)
 {
-	struct zc_meter_cfg mc = { .duration = cx->o.duration,
-				   .warmup = cx->o.warmup, .repeat = cx->o.repeat };
+	struct zc_meter_cfg mc = { .duration = ctx->o.duration,
+				   .warmup = ctx->o.warmup, .repeat = ctx->o.repeat };
 	struct zc_sender_cfg cfg = { .mode = rc->mode, .depth = rate_depth(rc),
-				     .size = udp_size(cx, AF_INET),
+				     .size = udp_size(ctx, AF_INET),
 				     .report_usage = true };
-	struct zc_taparm_ratio tr;
+	struct zc_tap_ratio tr;
 	char prefix[2][128];
 	int i, ret;
 
 	for (i = 0; i < 2; i++)
 		snprintf(prefix[i], sizeof(prefix[i]), TEST_NAME ".udp4.%s.%s",
 			 mode_names[rc->mode], i ? "tap" : "notap");
-	ret = zc_taparm_ratio_run(&tr, &cx->k, &mc, &cfg, VERDICT_S, prefix[1],
+	ret = zc_tap_ratio_run(&tr, &ctx->sink, &mc, &cfg, VERDICT_S, prefix[1],
 			       ratio, why);
 	for (i = 0; i < 2 && !ret; i++)
-		arm_report(cx, rc, &tr.sa[i], prefix[i]);
-	zc_taparm_ratio_close(&tr);
+		arm_report(ctx, rc, &tr.sa[i], prefix[i]);
+	zc_tap_ratio_close(&tr);
 	return ret;
 }
 
 static void case_rate(const struct zc_case *c, const struct row *rc,
-		      struct ctx *cx)
+		      struct ctx *ctx)
 {
 	struct zc_why why = { "" };
 	struct zc_stats ratio;
@@ -502,7 +502,7 @@ static void case_rate(const struct zc_case *c, const struct row *rc,
 
 	/* A stack walk per page allocation would be measured too. */
 	zc_witness_enable(false);
-	ret = measure(cx, rc, &ratio, &why);
+	ret = measure(ctx, rc, &ratio, &why);
 	zc_witness_enable(true);
 	if (ret > 0) {
 		ktap_skip(c->name, "%s", why.msg);
@@ -520,73 +520,73 @@ static void case_rate(const struct zc_case *c, const struct row *rc,
 /* ---- diagnosis ---- */
 
 /* --size, within one frame at the topology's MTU. */
-static size_t udp_size(const struct ctx *cx, int family)
+static size_t udp_size(const struct ctx *ctx, int family)
 {
-	size_t max = cx->k.t.mtu - (family == AF_INET6 ? UDP6_HDR : UDP4_HDR);
+	size_t max = ctx->sink.t.mtu - (family == AF_INET6 ? UDP6_HDR : UDP4_HDR);
 
-	return (size_t)cx->o.size < max ? (size_t)cx->o.size : max;
+	return (size_t)ctx->o.size < max ? (size_t)ctx->o.size : max;
 }
 
 /* The MTU the fragment case sends at (veth lowered to FRAG_MTU). */
-static int frag_mtu(const struct ctx *cx)
+static int frag_mtu(const struct ctx *ctx)
 {
-	return cx->k.t.real_pair || cx->k.t.mtu <= FRAG_MTU ? cx->k.t.mtu : FRAG_MTU;
+	return ctx->sink.t.real_pair || ctx->sink.t.mtu <= FRAG_MTU ? ctx->sink.t.mtu : FRAG_MTU;
 }
 
 /* Above the MTU the fragment case sends at. */
-static size_t frag_size(const struct ctx *cx)
+static size_t frag_size(const struct ctx *ctx)
 {
-	size_t size = (size_t)frag_mtu(cx) + FRAG_OVER;
+	size_t size = (size_t)frag_mtu(ctx) + FRAG_OVER;
 
 	return size < UDP4_MAX ? size : UDP4_MAX;
 }
 
-static const char *netns_taps_desc(const struct ctx *cx)
+static const char *netns_taps_desc(const struct ctx *ctx)
 {
-	if (cx->netns_taps > 0)
+	if (ctx->netns_taps > 0)
 		return "per_namespace";
-	return cx->netns_taps ? "unknown_no_vmlinux_btf" : "global";
+	return ctx->netns_taps ? "unknown_no_vmlinux_btf" : "global";
 }
 
-static void diag_once(struct ctx *cx)
+static void diag_once(struct ctx *ctx)
 {
-	if (cx->diag_done)
+	if (ctx->diag_done)
 		return;
-	cx->diag_done = true;
-	zc_report_config(&cx->o, "topology",
+	ctx->diag_done = true;
+	zc_report_config(&ctx->o, "topology",
 		  "kind=%s a=%s drv_a=%s b=%s drv_b=%s mtu=%d udp4_size=%zu udp6_size=%zu tcp4_size=%d frag_size=%zu frag_mtu=%d packet_taps=%s",
-		  cx->k.t.real_pair ? "ZC_PAIR" : "veth", cx->k.t.a.ifname,
-		  cx->drv_a, cx->k.t.b.ifname, cx->drv_b, cx->k.t.mtu,
-		  udp_size(cx, AF_INET), udp_size(cx, AF_INET6), TCP_SIZE,
-		  frag_size(cx), frag_mtu(cx), netns_taps_desc(cx));
-	zc_witness_report(cx->no_witness ? "--no-witness given" : NULL);
+		  ctx->sink.t.real_pair ? "ZC_PAIR" : "veth", ctx->sink.t.a.ifname,
+		  ctx->drv_a, ctx->sink.t.b.ifname, ctx->drv_b, ctx->sink.t.mtu,
+		  udp_size(ctx, AF_INET), udp_size(ctx, AF_INET6), TCP_SIZE,
+		  frag_size(ctx), frag_mtu(ctx), netns_taps_desc(ctx));
+	zc_witness_report(ctx->no_witness ? "--no-witness given" : NULL);
 	/* Taps on this host: the first thing to look at when zero-copy copies. */
-	zc_taps_report(cx->k.t.origin_nsfd, "the starting network namespace");
+	zc_taps_report(ctx->sink.t.origin_nsfd, "the starting network namespace");
 }
 
 /* ---- one verdict case: tap, MTU, XDP around the sends ---- */
 
 /* XDP_DROP on b instead of tc: the hidden copy case. */
-static int xdp_set(struct ctx *cx, bool on)
+static int xdp_set(struct ctx *ctx, bool on)
 {
 	int prog_fd = -1;
 
 	if (on) {
-		if (!cx->xdp) {
-			cx->xdp = tap_copy__open_and_load();
-			if (!cx->xdp)
+		if (!ctx->xdp) {
+			ctx->xdp = tap_copy__open_and_load();
+			if (!ctx->xdp)
 				return -errno;
 		}
-		prog_fd = bpf_program__fd(cx->xdp->progs.zc_tap_xdp_drop);
+		prog_fd = bpf_program__fd(ctx->xdp->progs.zc_tap_xdp_drop);
 	}
-	return zc_nsdev_xdp(&cx->k.t.b, prog_fd, XDP_FLAGS_DRV_MODE);
+	return zc_side_dev_xdp(&ctx->sink.t.b, prog_fd, XDP_FLAGS_DRV_MODE);
 }
 
 /* MTU and XDP as the case wants (lib/tap_copy/verdictrun opens its tap). */
 static int vrun_path(struct zc_vrun *run, struct zc_why *why)
 {
 	struct vrun *r = run->ctx;
-	struct ctx *cx = r->cx;
+	struct ctx *ctx = r->ctx;
 	enum setup s = way_of(r->v)->setup;
 	int ret;
 
@@ -594,9 +594,9 @@ static int vrun_path(struct zc_vrun *run, struct zc_why *why)
 	 * No datagram exceeds veth's 65535: lower it. A real pair keeps its
 	 * MTU, a change would take its carrier away for a while.
 	 */
-	if (s == SETUP_FRAG && frag_mtu(cx) != cx->k.t.mtu) {
-		r->mtu_restore = cx->k.t.mtu;
-		ret = zc_topo_set_mtu(&cx->k.t, FRAG_MTU);
+	if (s == SETUP_FRAG && frag_mtu(ctx) != ctx->sink.t.mtu) {
+		r->mtu_restore = ctx->sink.t.mtu;
+		ret = zc_topo_set_mtu(&ctx->sink.t, FRAG_MTU);
 		if (ret) {
 			r->mtu_restore = 0;
 			return zc_why_set(why, "set MTU: %s", strerror(-ret)), ret;
@@ -608,13 +608,13 @@ static int vrun_path(struct zc_vrun *run, struct zc_why *why)
 	 * completion: drop them all.
 	 */
 	if (s == SETUP_FRAG)
-		zc_sink_set_port(&cx->k, 0);
+		zc_sink_set_port(&ctx->sink, 0);
 	if (s != SETUP_XDP)
 		return 0;
-	ret = xdp_set(cx, true);
+	ret = xdp_set(ctx, true);
 	if (ret)
 		return zc_why_set(why, "attach native XDP (frags) to the receiving device %s (%s): %s",
-				  cx->k.t.b.ifname, cx->drv_b, strerror(-ret)), ret;
+				  ctx->sink.t.b.ifname, ctx->drv_b, strerror(-ret)), ret;
 	r->xdp_on = true;
 	return 0;
 }
@@ -622,13 +622,13 @@ static int vrun_path(struct zc_vrun *run, struct zc_why *why)
 static void vrun_unpath(struct zc_vrun *run)
 {
 	struct vrun *r = run->ctx;
-	struct ctx *cx = r->cx;
+	struct ctx *ctx = r->ctx;
 
-	if (r->xdp_on && xdp_set(cx, false))
+	if (r->xdp_on && xdp_set(ctx, false))
 		ktap_print_msg("detaching XDP failed; later cases may be affected");
-	if (r->mtu_restore && zc_topo_set_mtu(&cx->k.t, r->mtu_restore))
+	if (r->mtu_restore && zc_topo_set_mtu(&ctx->sink.t, r->mtu_restore))
 		ktap_print_msg("restoring MTU %d failed", r->mtu_restore);
-	zc_sink_set_port(&cx->k, SINK_PORT);
+	zc_sink_set_port(&ctx->sink, SINK_PORT);
 }
 
 static uint64_t vrun_sunk(const struct zc_vrun *run)
@@ -636,37 +636,37 @@ static uint64_t vrun_sunk(const struct zc_vrun *run)
 	const struct vrun *r = run->ctx;
 
 	if (way_of(r->v)->setup == SETUP_XDP)
-		return r->cx->xdp->bss->pkts;
-	return zc_sink_pkts(&r->cx->k);
+		return r->ctx->xdp->bss->pkts;
+	return zc_sink_pkts(&r->ctx->sink);
 }
 
 static const struct zc_vrun_ops vrun_ops = {
 	.path = vrun_path, .unpath = vrun_unpath, .sunk = vrun_sunk,
 };
 
-static size_t case_size(const struct ctx *cx, const struct row *v)
+static size_t case_size(const struct ctx *ctx, const struct row *v)
 {
 	if (way_of(v)->setup == SETUP_FRAG)
-		return frag_size(cx);
+		return frag_size(ctx);
 	if (type_of(v) == SOCK_STREAM)
 		return TCP_SIZE;
-	return udp_size(cx, family_of(v));
+	return udp_size(ctx, family_of(v));
 }
 
 static void vrun_init(struct vrun *r)
 {
 	const struct row *v = r->v;
-	const struct expect *e = expect_here(r->cx, v);
+	const struct expect *e = expect_here(r->ctx, v);
 	struct zc_vrun *run = &r->run;
 
 	run->ops = &vrun_ops;
 	run->ctx = r;
-	run->topo = &r->cx->k.t;
+	run->topo = &r->ctx->sink.t;
 	run->mode = v->mode;
 	run->family = family_of(v);
 	run->type = type_of(v);
-	run->size = case_size(r->cx, v);
-	run->sends = r->cx->sends;
+	run->size = case_size(r->ctx, v);
+	run->sends = r->ctx->sends;
 	run->want = e->verdict;
 	run->tap = &way_of(v)->tap;
 	run->toggle = way_of(v)->toggle;
@@ -687,7 +687,7 @@ static void vrun_init(struct vrun *r)
 static int vrun_open(struct vrun *r, struct zc_why *why)
 {
 	static struct in_addr lo4;
-	const struct zc_topo *t = &r->cx->k.t;
+	const struct zc_topo *t = &r->ctx->sink.t;
 	const void *addr = zc_side_addr(&t->b, family_of(r->v));
 
 	lo4.s_addr = htonl(INADDR_LOOPBACK);
@@ -714,9 +714,9 @@ static int probe(void *arg, struct zc_why *why)
 		"CONFIG_PACKET", "CONFIG_VETH", "CONFIG_NET_SCH_INGRESS",
 		"CONFIG_NET_CLS_BPF", "CONFIG_BPF_SYSCALL",
 	};
-	struct ctx *cx = arg;
+	struct ctx *ctx = arg;
 
-	if (zc_sink_probe(caps, ZC_ARRAY_SIZE(caps), &cx->feat, why) ||
+	if (zc_sink_probe(caps, ZC_ARRAY_SIZE(caps), &ctx->feat, why) ||
 	    zc_require_config(why, config, ZC_ARRAY_SIZE(config)))
 		return -1;
 	return 0;
@@ -729,53 +729,53 @@ static int probe(void *arg, struct zc_why *why)
  */
 static int setup(void *arg, struct zc_why *why)
 {
-	struct ctx *cx = arg;
-	bool bpf = !cx->feat.bpf.msg[0];
+	struct ctx *ctx = arg;
+	bool bpf = !ctx->feat.bpf.msg[0];
 	int ret;
 
-	if (zc_sink_setup(&cx->k, TOPO_MTU, SINK_PORT, bpf, why))
+	if (zc_sink_setup(&ctx->sink, TOPO_MTU, SINK_PORT, bpf, why))
 		return -1;
-	zc_nsdev_driver(&cx->k.t.a, cx->drv_a, sizeof(cx->drv_a));
-	zc_nsdev_driver(&cx->k.t.b, cx->drv_b, sizeof(cx->drv_b));
-	cx->netns_taps = zc_btf_has_member("net", "ptype_all");
+	zc_side_dev_driver(&ctx->sink.t.a, ctx->drv_a, sizeof(ctx->drv_a));
+	zc_side_dev_driver(&ctx->sink.t.b, ctx->drv_b, sizeof(ctx->drv_b));
+	ctx->netns_taps = zc_btf_has_member("net", "ptype_all");
 	/* No witness is not a skip: every case still asserts the kernel flag. */
-	if (!cx->no_witness && bpf)
+	if (!ctx->no_witness && bpf)
 		zc_witness_open(why);
 	if (!bpf)
 		ktap_print_msg("no BPF: no tc sink, no copy witness; only cases with their own receiver run (%s)",
-			       cx->feat.bpf.msg);
-	ret = zc_pin_cpu(cx->o.cpu_tx);
+			       ctx->feat.bpf.msg);
+	ret = zc_pin_cpu(ctx->o.cpu_tx);
 	if (ret)
-		return zc_why_set(why, "pin to CPU %d: %s", cx->o.cpu_tx,
+		return zc_why_set(why, "pin to CPU %d: %s", ctx->o.cpu_tx,
 				  strerror(-ret));
 	return 0;
 }
 
 static void teardown(void *arg)
 {
-	struct ctx *cx = arg;
+	struct ctx *ctx = arg;
 
 	zc_witness_close();
-	if (cx->xdp)
-		tap_copy__destroy(cx->xdp);
-	cx->xdp = NULL;
-	zc_sink_teardown(&cx->k);
+	if (ctx->xdp)
+		tap_copy__destroy(ctx->xdp);
+	ctx->xdp = NULL;
+	zc_sink_teardown(&ctx->sink);
 }
 
 /* --list-taps: the diagnosis mode, instead of the cases. */
 static int list_taps(void *arg)
 {
 	struct zc_why why = { "" };
-	struct ctx *cx = arg;
+	struct ctx *ctx = arg;
 	int ret;
 
-	if (!cx->list_taps)
+	if (!ctx->list_taps)
 		return -1;
 	/* No TAP header follows: print the listing as it comes. */
 	ktap_no_header();
-	ret = zc_taps_report_path(cx->netns, &why);
+	ret = zc_taps_report_path(ctx->netns, &why);
 	if (why.msg[0])
-		fprintf(stderr, "%s: --netns %s: %s\n", TEST_NAME, cx->netns, why.msg);
+		fprintf(stderr, "%s: --netns %s: %s\n", TEST_NAME, ctx->netns, why.msg);
 	return ret < 0 ? KSFT_FAIL : KSFT_PASS;
 }
 
@@ -792,22 +792,22 @@ static const struct zc_opt_extra extra_opts[] = {
 	{ NULL }
 };
 
-static int parse_extra(int val, const char *arg, void *ctx, struct zc_why *why)
+static int parse_extra(int val, const char *arg, void *opts_ctx, struct zc_why *why)
 {
-	struct ctx *cx = ctx;
+	struct ctx *ctx = opts_ctx;
 
 	switch (val) {
 	case OPT_LIST_TAPS:
-		cx->list_taps = true;
+		ctx->list_taps = true;
 		return 0;
 	case OPT_NETNS:
-		cx->netns = arg;
+		ctx->netns = arg;
 		return 0;
 	case OPT_NO_WITNESS:
-		cx->no_witness = true;
+		ctx->no_witness = true;
 		return 0;
 	case OPT_SENDS:
-		if (zc_parse_long(arg, 1, SENDS_MAX, &cx->sends))
+		if (zc_parse_long(arg, 1, SENDS_MAX, &ctx->sends))
 			return zc_why_set(why, "--sends wants an integer in [1, %d], got '%s'",
 					  SENDS_MAX, arg);
 		return 0;
@@ -817,9 +817,9 @@ static int parse_extra(int val, const char *arg, void *ctx, struct zc_why *why)
 
 static int check_opts(void *arg, struct zc_why *why)
 {
-	struct ctx *cx = arg;
+	struct ctx *ctx = arg;
 
-	if (cx->netns && !cx->list_taps)
+	if (ctx->netns && !ctx->list_taps)
 		return zc_why_set(why, "--netns goes with --list-taps");
 	return 0;
 }

@@ -134,10 +134,10 @@ static const struct row_matrix features = {
 static const struct row_matrix binds = {
 	.base = &(const struct row){ .zc = { case_bind, pre_bind } },
 	.axes = {
-		ZC_AXIS_TURN(1, struct row, area, area_names, A_BIND),
-		ZC_AXIS_TURN(3, struct row, bm, bm_name, BM_COPY, BM_ZEROCOPY, BM_NONE),
-		ZC_AXIS_TURN(4, struct row, wake, wake_names, WAKE_NEEDED, WAKE_NOT_NEEDED),
-		ZC_AXIS_TURN(2, struct row, at, at_names, AT_SKB, AT_NATIVE),
+		ZC_AXIS_LOOP(1, struct row, area, area_names, A_BIND),
+		ZC_AXIS_LOOP(3, struct row, bm, bm_name, BM_COPY, BM_ZEROCOPY, BM_NONE),
+		ZC_AXIS_LOOP(4, struct row, wake, wake_names, WAKE_NEEDED, WAKE_NOT_NEEDED),
+		ZC_AXIS_LOOP(2, struct row, at, at_names, AT_SKB, AT_NATIVE),
 	},
 };
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of lib/core/matrix: rows from axes in order (first axis
- * outermost, or by turn), names derived from the rows' fields (joins,
+ * outermost, or as each axis says its loop), names derived from the rows' fields (joins,
  * glued parts, empty parts), exclusions by the rule, fill, bad tables.
  * No root, no kernel feature: milliseconds.
  */
@@ -111,11 +111,11 @@ int main(void)
 		.base = &base,
 		.axes = { ZC_AXIS(struct row, proto, protos, P_UDP4) },
 	};
-	const struct row_matrix turned = {
+	const struct row_matrix looped = {
 		.base = &base,
 		.axes = {
-			ZC_AXIS_TURN(2, struct row, proto, protos, P_UDP4, P_TCP4),
-			ZC_AXIS_TURN(1, struct row, api, apis, A_SEND, A_SEND_ZC),
+			ZC_AXIS_LOOP(2, struct row, proto, protos, P_UDP4, P_TCP4),
+			ZC_AXIS_LOOP(1, struct row, api, apis, A_SEND, A_SEND_ZC),
 		},
 	};
 	const struct row_matrix ruled = {
@@ -138,10 +138,10 @@ int main(void)
 			ZC_AXIS(struct row, depth, depths, D_NONE, D_NONE),
 		},
 	};
-	const struct row_matrix half_turned = {
+	const struct row_matrix half_looped = {
 		.base = &base,
 		.axes = {
-			ZC_AXIS_TURN(1, struct row, proto, protos, P_UDP4),
+			ZC_AXIS_LOOP(1, struct row, proto, protos, P_UDP4),
 			ZC_AXIS(struct row, api, apis, A_SEND),
 		},
 	};
@@ -169,7 +169,7 @@ int main(void)
 		     "error: a matrix names its case only without axes");
 	expect_names("matrix.first_axis_outermost", &plain,
 		     "udp4.send udp4.send_zc tcp4.send tcp4.send_zc");
-	expect_names("matrix.turn_sets_the_loop_order", &turned,
+	expect_names("matrix.axis_loop_sets_the_loop_order", &looped,
 		     "udp4.send tcp4.send udp4.send_zc tcp4.send_zc");
 	expect_names("matrix.rule_excludes_glued_and_empty_parts", &ruled,
 		     "udp4.send udp4.send_zc_depth1 udp4.send_zc_depth8");
@@ -177,8 +177,8 @@ int main(void)
 		     "error: axis 0: value 1 has no name");
 	expect_names("matrix.two_rows_one_name_is_a_bad_table", &twice,
 		     "error: two rows named udp4");
-	expect_names("matrix.some_turns_not_all_is_a_bad_table", &half_turned,
-		     "error: some axes say their turn, not all");
+	expect_names("matrix.some_loops_not_all_is_a_bad_table", &half_looped,
+		     "error: some axes say which loop they are, not all");
 
 	ok = !zc_matrix_name(ruled.axes, &r, name, sizeof(name), &why) &&
 	     !strcmp(name, "tcp4.send_zc_depth8");

@@ -114,21 +114,21 @@ static int add_row(const struct zc_matrix *m, void *row,
 static int loop_order(const struct zc_matrix_axis *axes, size_t n,
 		      size_t *loop, struct zc_why *why)
 {
-	size_t i, k, turned = 0;
+	size_t i, k, placed = 0;
 
 	for (i = 0; i < n; i++) {
 		loop[i] = i;
-		turned += axes[i].turn != 0;
+		placed += axes[i].loop != 0;
 	}
-	if (!turned)
+	if (!placed)
 		return 0;
-	if (turned != n)
-		return zc_why_set(why, "some axes say their turn, not all");
+	if (placed != n)
+		return zc_why_set(why, "some axes say which loop they are, not all");
 	for (k = 0; k < n; k++) {
-		for (i = 0; i < n && axes[i].turn != k + 1; i++)
+		for (i = 0; i < n && axes[i].loop != k + 1; i++)
 			;
 		if (i == n)
-			return zc_why_set(why, "no axis takes turn %zu", k + 1);
+			return zc_why_set(why, "no axis is loop %zu", k + 1);
 		loop[k] = i;
 	}
 	return 0;

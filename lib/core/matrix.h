@@ -47,19 +47,19 @@ struct zc_matrix_axis {
 	 * Which loop it is, 1 the outermost; 0 in every axis: the axes'
 	 * order. Lets a listing run in another order than the name's parts.
 	 */
-	unsigned char turn;
+	unsigned char loop;
 };
 
 /*
  * ZC_AXIS(row_t, field, names, v...): the axis over row_t's field (an
  * enum or int: anything else does not compile), taking v... in order.
  * ZC_AXIS_GLUED: the same, its name part glued on with '_'.
- * ZC_AXIS_TURN(n, ...): the same, as the n-th loop from the outside.
+ * ZC_AXIS_LOOP(n, ...): the same, as the n-th loop from the outside.
  * ZC_AXIS_TABLE(row_t, field, table, name): the axis over every entry
  * of table in its order, each named by its own name field: a case
  * declared once, as one entry carrying its name, expectation and reason.
  */
-#define ZC_AXIS_J(row_t, field, j, t, names_, ...) {				\
+#define ZC_AXIS_J(row_t, field, j, l, names_, ...) {				\
 	.off = offsetof(row_t, field) +						\
 	       0 * sizeof(char[sizeof(((row_t *)0)->field) == sizeof(int) ? 1 : -1]), \
 	.names = (names_),							\
@@ -67,16 +67,16 @@ struct zc_matrix_axis {
 	.vals = (const int[]){ __VA_ARGS__ },					\
 	.nvals = sizeof((const int[]){ __VA_ARGS__ }) / sizeof(int),		\
 	.join = (j),								\
-	.turn = (t),								\
+	.loop = (l),								\
 }
 #define ZC_AXIS(row_t, field, names_, ...) \
 	ZC_AXIS_J(row_t, field, '.', 0, names_, __VA_ARGS__)
 #define ZC_AXIS_GLUED(row_t, field, names_, ...) \
 	ZC_AXIS_J(row_t, field, '_', 0, names_, __VA_ARGS__)
-/* ZC_AXIS, the turn-th loop from the outside (then every axis says its turn). */
-#define ZC_AXIS_TURN(turn, row_t, field, names_, ...) \
-	ZC_AXIS_J(row_t, field, '.', turn, names_, __VA_ARGS__)
-#define ZC_AXIS_TABLE_T(t, row_t, field, table, name) {				\
+/* ZC_AXIS, the n-th loop from the outside (then every axis says which loop it is). */
+#define ZC_AXIS_LOOP(n, row_t, field, names_, ...) \
+	ZC_AXIS_J(row_t, field, '.', n, names_, __VA_ARGS__)
+#define ZC_AXIS_TABLE_L(l, row_t, field, table, name) {				\
 	.off = offsetof(row_t, field) +						\
 	       0 * sizeof(char[sizeof(((row_t *)0)->field) == sizeof(int) ? 1 : -1]), \
 	.names = &(table)[0].name,						\
@@ -84,12 +84,12 @@ struct zc_matrix_axis {
 	.stride = sizeof((table)[0]),						\
 	.nvals = sizeof(table) / sizeof((table)[0]),				\
 	.join = '.',								\
-	.turn = (t),								\
+	.loop = (l),								\
 }
 #define ZC_AXIS_TABLE(row_t, field, table, name) \
-	ZC_AXIS_TABLE_T(0, row_t, field, table, name)
-#define ZC_AXIS_TABLE_TURN(turn, row_t, field, table, name) \
-	ZC_AXIS_TABLE_T(turn, row_t, field, table, name)
+	ZC_AXIS_TABLE_L(0, row_t, field, table, name)
+#define ZC_AXIS_TABLE_LOOP(n, row_t, field, table, name) \
+	ZC_AXIS_TABLE_L(n, row_t, field, table, name)
 
 /*
  * The runner's part of a row, typed by it: the body, the precondition

@@ -14,7 +14,7 @@
  * lo the loopback of a (the one local delivery a ZC_PAIR of real devices
  * still has).
  */
-static const void *session_peer(const struct zc_sink *k, int family, bool lo)
+static const void *session_peer(const struct zc_sink *sink, int family, bool lo)
 {
 	static struct in_addr lo4;
 
@@ -22,14 +22,14 @@ static const void *session_peer(const struct zc_sink *k, int family, bool lo)
 	if (lo)
 		return family == AF_INET6 ? (const void *)&in6addr_loopback :
 					    (const void *)&lo4;
-	return zc_side_addr(&k->t.b, family);
+	return zc_side_addr(&sink->t.b, family);
 }
 
-int zc_session_socket(const struct zc_sink *k, int family, int type,
+int zc_session_socket(const struct zc_sink *sink, int family, int type,
 		      int port, bool lo)
 {
-	return zc_socket_to(k->t.a.nsfd, family, type,
-			    session_peer(k, family, lo), port);
+	return zc_socket_to(sink->t.a.nsfd, family, type,
+			    session_peer(sink, family, lo), port);
 }
 
 static int rx_start(struct zc_session *ss)
@@ -47,11 +47,11 @@ static int rx_start(struct zc_session *ss)
 	rx->seed = c->seed;
 	rx->cpu = c->cpu_rx;
 	rx->timeout = c->timeout;
-	return zc_rx_start(rx, c->lo ? ss->k->t.a.nsfd : ss->k->t.b.nsfd,
-			   session_peer(ss->k, c->family, c->lo), c->rx_port);
+	return zc_rx_start(rx, c->lo ? ss->sink->t.a.nsfd : ss->sink->t.b.nsfd,
+			   session_peer(ss->sink, c->family, c->lo), c->rx_port);
 }
 
-int zc_session_open(struct zc_session *ss, const struct zc_sink *k,
+int zc_session_open(struct zc_session *ss, const struct zc_sink *sink,
 		    const struct zc_session_cfg *cfg)
 {
 	struct zc_sender_cfg sc = {
@@ -63,7 +63,7 @@ int zc_session_open(struct zc_session *ss, const struct zc_sink *k,
 	int ret;
 
 	memset(ss, 0, sizeof(*ss));
-	ss->k = k;
+	ss->sink = sink;
 	ss->cfg = *cfg;
 	ss->fd = -1;
 	ss->rx.fd = -1;
@@ -76,8 +76,8 @@ int zc_session_open(struct zc_session *ss, const struct zc_sink *k,
 		ss->l.rx = &ss->rx;
 	}
 	if (!ret) {
-		ss->fd = zc_session_socket(k, cfg->family, cfg->type,
-					   cfg->sink ? k->port : cfg->rx_port,
+		ss->fd = zc_session_socket(sink, cfg->family, cfg->type,
+					   cfg->sink ? sink->port : cfg->rx_port,
 					   cfg->lo);
 		ret = ss->fd < 0 ? ss->fd : 0;
 	}
@@ -91,11 +91,11 @@ int zc_session_open(struct zc_session *ss, const struct zc_sink *k,
 void zc_session_run(struct zc_session *ss)
 {
 	const struct zc_session_cfg *c = &ss->cfg;
-	uint64_t pk0 = zc_sink_pkts(ss->k);
+	uint64_t pk0 = zc_sink_pkts(ss->sink);
 
 	ss->done = zc_sender_send(ss->l.s, ss->l.n, c->timeout);
 	ss->flush = zc_sender_flush(ss->l.s, c->flush_timeout, c->grace);
-	ss->sunk = c->sink ? zc_sink_settle(ss->k, pk0, ss->l.n) : 0;
+	ss->sunk = c->sink ? zc_sink_settle(ss->sink, pk0, ss->l.n) : 0;
 	if (!c->sink) {
 		if (c->type == SOCK_STREAM)
 			shutdown(ss->fd, SHUT_WR);
@@ -139,7 +139,7 @@ void zc_session_end(struct zc_session *ss)
 	zc_ledger_free(&ss->l);
 }
 
-bool zc_session_usage(const struct zc_sink *k, double timeout,
+bool zc_session_usage(const struct zc_sink *sink, double timeout,
 		      struct zc_why *why)
 {
 	struct zc_sender_cfg cfg = { .mode = ZC_MODE_SEND_ZC, .size = 64,
@@ -147,7 +147,7 @@ bool zc_session_usage(const struct zc_sink *k, double timeout,
 	struct zc_sink_tx tx;
 	int ret;
 
-	ret = zc_sink_tx_open(k, &tx, &cfg, 0);
+	ret = zc_sink_tx_open(sink, &tx, &cfg, 0);
 	if (!ret)
 		ret = zc_sender_verdict(tx.s, timeout);
 	zc_sink_tx_close(&tx);

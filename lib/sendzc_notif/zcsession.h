@@ -39,7 +39,7 @@ struct zc_session_cfg {
 struct zc_session {
 	struct zc_ledger l;
 	struct zc_rx rx;
-	const struct zc_sink *k;
+	const struct zc_sink *sink;
 	struct zc_session_cfg cfg;
 	int fd;
 	long done;		/* requests sent */
@@ -50,11 +50,11 @@ struct zc_session {
 };
 
 /* Socket in a, connected to the peer's port. fd or -errno. */
-int zc_session_socket(const struct zc_sink *k, int family, int type,
+int zc_session_socket(const struct zc_sink *sink, int family, int type,
 		      int port, bool lo);
 
 /* Books, receiver, socket, sender. 0 or -errno; zc_session_end() always. */
-int zc_session_open(struct zc_session *ss, const struct zc_sink *k,
+int zc_session_open(struct zc_session *ss, const struct zc_sink *sink,
 		    const struct zc_session_cfg *cfg);
 /* Send all, flush, count or receive, judge the contract (ok, contract). */
 void zc_session_run(struct zc_session *ss);
@@ -66,7 +66,7 @@ void zc_session_end(struct zc_session *ss);
  * Does IORING_SEND_ZC_REPORT_USAGE work? One SEND_ZC with it to the
  * sink; false with why when not (-EINVAL: the kernel predates 6.2).
  */
-bool zc_session_usage(const struct zc_sink *k, double timeout,
+bool zc_session_usage(const struct zc_sink *sink, double timeout,
 		      struct zc_why *why);
 
 #endif

@@ -5,8 +5,8 @@
  * other arm, interleaved with it, sends untapped: the two arms of a
  * tap vs no-tap ratio.
  */
-#ifndef ZC_TAPARM_H
-#define ZC_TAPARM_H
+#ifndef ZC_TAP_RATIO_H
+#define ZC_TAP_RATIO_H
 
 #include <stdbool.h>
 
@@ -14,7 +14,7 @@
 
 struct zc_sender_cfg;
 
-struct zc_taparm_arm {
+struct zc_tap_ratio_arm {
 	struct zc_sink_arm *sa;
 	int nsfd;		/* where the tap opens */
 	bool tap;		/* false: the untapped arm */
@@ -23,9 +23,9 @@ struct zc_taparm_arm {
 };
 
 /* A tap vs no-tap ratio: sa[0] untapped, sa[1] with the tap. */
-struct zc_taparm_ratio {
+struct zc_tap_ratio {
 	struct zc_sink_arm sa[2];
-	struct zc_taparm_arm a[2];
+	struct zc_tap_ratio_arm a[2];
 };
 
 /*
@@ -33,13 +33,13 @@ struct zc_taparm_ratio {
  * interleaved: ratio = tapped / untapped. 0; 1 when the untapped arm's
  * zero-copy sends copied for a cause outside the kernel
  * (zc_env_copy_cause, said in why); -errno with why, prefixed by name.
- * zc_taparm_ratio_close() in every case.
+ * zc_tap_ratio_close() in every case.
  */
-int zc_taparm_ratio_run(struct zc_taparm_ratio *r, const struct zc_sink *k,
+int zc_tap_ratio_run(struct zc_tap_ratio *r, const struct zc_sink *sink,
 		     const struct zc_meter_cfg *mc,
 		     const struct zc_sender_cfg *cfg, double flush_timeout,
 		     const char *name, struct zc_stats *ratio,
 		     struct zc_why *why);
-void zc_taparm_ratio_close(struct zc_taparm_ratio *r);
+void zc_tap_ratio_close(struct zc_tap_ratio *r);
 
 #endif
