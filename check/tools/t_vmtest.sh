@@ -40,7 +40,7 @@ echo "TAP version 13"
 
 "$VMTEST" --bogus >"$OUT" 2>&1
 rc=$?
-check "unknown option: exit 128" eval '[ $rc = 128 ] && has unrecognized'
+check "unknown option: exit 128" eval '[ $rc = 128 ] && has "unknown option .--bogus."'
 
 "$VMTEST" --no-host >"$OUT" 2>&1
 rc=$?

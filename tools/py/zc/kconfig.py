@@ -24,18 +24,16 @@ line), 125 the kernel's kconfig could not run (its last lines are
 printed), 128 usage error.
 """
 
-import argparse
 import glob
 import os
 import re
 import subprocess
 import sys
 
-from zc import TOP
+from zc import TOP, results
 
 ME = "zc-kconfig"
 SUITE_CONFIG = os.path.join(TOP, "config")
-EXIT_USAGE = 128
 EXIT_CANNOT = 125
 
 OPT_RE = re.compile(r"^(CONFIG_[A-Za-z0-9_]+)=(.*)$")
@@ -320,14 +318,8 @@ def tail(path, n=8):
 		return []
 
 
-class Parser(argparse.ArgumentParser):
-	def error(self, message):
-		sys.stderr.write("%s: %s (try --help)\n" % (ME, message))
-		sys.exit(EXIT_USAGE)
-
-
 def main(argv):
-	p = Parser(prog=ME, description=__doc__.split("\n\n")[0],
+	p = results.ArgParser(prog=ME, description=__doc__.split("\n\n")[0],
 		   epilog="Exit: 0 every option kept, 1 an option dropped, "
 		   "125 kconfig could not run, 128 usage error.")
 	p.add_argument("--tree", required=True, help="kernel source tree")

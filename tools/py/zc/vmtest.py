@@ -2084,15 +2084,6 @@ XSK_ZC_SEEN = re.compile(r"^zc [1-9][0-9]*/0\b")
 EXIT_USAGE = 128
 
 
-class Parser(argparse.ArgumentParser):
-	"""Usage errors: one line, exit 128 (outside git bisect's 0-127 and
-	125, so a bisect stops instead of calling the kernel bad)."""
-
-	def error(self, message):
-		sys.stderr.write("%s: %s (try --help)\n" % (ME, message))
-		sys.exit(EXIT_USAGE)
-
-
 ICOUNT_HELP = """\
 --icount: qemu TCG with -icount shift=SHIFT,sleep=off (default shift 0):
 guest time advances 2^SHIFT ns per guest instruction and TCG runs
@@ -2118,7 +2109,9 @@ unreadable baseline, checked before anything boots.
 
 
 def parse_args(argv):
-	p = Parser(
+	# Usage errors: one line, exit 128 (outside git bisect's 0-127 and
+	# 125, so a bisect stops instead of calling the kernel bad).
+	p = zr.ArgParser(
 		prog="vmtest", epilog=ICOUNT_HELP + "\nExit: 0 no kernel crashed, "
 		"hung or failed a case, 1 otherwise, 2 set-up error, 4 no kernel "
 		"could run for a reason of this machine, 125 --kernel-tree could "
