@@ -631,7 +631,7 @@ static void vrun_unpath(struct zc_vrun *run)
 	zc_sink_set_port(&ctx->sink, SINK_PORT);
 }
 
-static uint64_t vrun_sunk(const struct zc_vrun *run)
+static uint64_t vrun_sink_pkts(const struct zc_vrun *run)
 {
 	const struct vrun *r = run->ctx;
 
@@ -641,7 +641,7 @@ static uint64_t vrun_sunk(const struct zc_vrun *run)
 }
 
 static const struct zc_vrun_ops vrun_ops = {
-	.path = vrun_path, .unpath = vrun_unpath, .sunk = vrun_sunk,
+	.path = vrun_path, .unpath = vrun_unpath, .sink_pkts = vrun_sink_pkts,
 };
 
 static size_t case_size(const struct ctx *ctx, const struct row *v)

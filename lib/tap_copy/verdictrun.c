@@ -124,7 +124,7 @@ static int vrun_sends(struct zc_vrun *r, struct zc_why *why)
 		return zc_why_set(why, "open %s sender: %s",
 				  zc_send_mode_name(r->mode), strerror(-err)), err;
 	if (r->rx_fd < 0)
-		r->sink0 = r->ops->sunk(r);
+		r->sink0 = r->ops->sink_pkts(r);
 	for (i = 0; i < r->sends && !ret; i++) {
 		ret = one_send(r, s, i);
 		if (ret)
@@ -147,7 +147,7 @@ static void traffic_count(const struct zc_vrun *r, uint64_t *have,
 		*have = r->rx_bytes;
 		*want = r->type == SOCK_STREAM ? r->t.n * r->size : r->size;
 	} else {
-		*have = r->ops->sunk(r) - r->sink0;
+		*have = r->ops->sink_pkts(r) - r->sink0;
 		*want = r->t.n;
 	}
 }

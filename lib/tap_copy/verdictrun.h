@@ -29,7 +29,7 @@ struct zc_vrun_ops {
 	/* Undoes path; runs whether it succeeded or not (optional). */
 	void (*unpath)(struct zc_vrun *r);
 	/* Packets the sink has dropped so far (without a receiver). */
-	uint64_t (*sunk)(const struct zc_vrun *r);
+	uint64_t (*sink_pkts)(const struct zc_vrun *r);
 };
 
 struct zc_vrun {
