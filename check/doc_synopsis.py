@@ -17,6 +17,7 @@ COMMANDS = [
 	("zc-results", [TOP + "/tools/zc-results"], "doc/results.md", "tools/zc-results"),
 	("zc-power", [TOP + "/tools/zc-power"], "doc/noise.md", "tools/zc-power"),
 	("zc-peer-bench", [TOP + "/tools/zc-peer-bench"], "doc/noise.md", "tools/zc-peer-bench"),
+	("zc-peer-outside", [TOP + "/tools/zc-peer-outside"], "doc/noise.md", "tools/zc-peer-outside"),
 	("vmtest", [TOP + "/tools/vmtest"], "doc/vmtest.md", "tools/vmtest"),
 	("deps.sh", [TOP + "/tools/deps.sh"], "doc/running.md", "tools/deps.sh"),
 	("zc-doctor", [BUILD + "/zc-doctor"], "doc/why-copies.md", "tools/zc-doctor"),

@@ -26,7 +26,7 @@ expect "install.binaries" test -z "$missing"
 expect "install.doctor" test -x "$dest/tools/zc-doctor" -a ! -e "$dest/tools/zc-doctor.c"
 # The Python tools run from the installed tree with its own package
 # (tools/py), not the source tree's, and compile nothing into it.
-expect "install.python_tools" bash -c "cd / && for t in zc-compare zc-results zc-power zc-peer-bench zc-kconfig; do '$dest/tools/'\$t --help >/dev/null || exit 1; done; test -f '$dest/tools/py/zc/results.py' && ! find '$dest' -name __pycache__ | grep -q ."
+expect "install.python_tools" bash -c "cd / && for t in zc-compare zc-results zc-power zc-peer-bench zc-peer-outside zc-kconfig; do '$dest/tools/'\$t --help >/dev/null || exit 1; done; test -f '$dest/tools/py/zc/results.py' && ! find '$dest' -name __pycache__ | grep -q ."
 expect "install.emit_tests_format" bash -c "make -s -C '$TOP' O='$BUILD_DIR' NO_DEPS=1 emit_tests | grep -qvx 'zc:[a-z0-9_]*' && exit 1 || exit 0"
 
 if [ "$(id -u)" = 0 ] && [ -n "$got" ]; then
