@@ -56,6 +56,16 @@ expect "peer_bench_report.footer_says_recorded" \
 n=$(grep -cE '^\| .* \| [0-9.]+ % \|' <<<"$out")
 expect "peer_bench_report.modes_the_file_holds # $n rows" test "$n" = 2
 
+has "peer_bench_report.like_for_like" "$out" \
+	"like for like (the suite's config lines checked): 65435 B a datagram, 8 in flight, one payload buffer a side, one vCPU, the suite's topology and tc sink for both (--peer-exec), 1 s a side (the suite after its warm-up, the peer its -t + 0.2 s)" \
+	"not matched: the suite's ring single_issuer,defer_taskrun against the example's coop_taskrun"
+# A suite run from eight buffers is not the peer's loop: an error naming it.
+sed 's/one_buffer=yes/one_buffer=no/' "$B1" >"$tmp/eight.out"
+out=$("$BENCH" --from-guest "$tmp/eight.out" 2>&1)
+rc=$?
+expect "peer_bench_report.unlike_config_exit1 # exit $rc" \
+	test "$rc" = 1 -a -n "$(grep 'not like for like with its peer: one_buffer=no' <<<"$out")"
+
 out=$("$BENCH" --from-guest "$B1" -m uring_send 2>&1)
 has "peer_bench_report.one_boot_one_mode" "$out" \
 	"| io_uring send | liburing examples/send-zerocopy.c | 0.9988 | 0.000 % | 1.64177 | 1.63974 | +133 |"
