@@ -90,6 +90,17 @@ plant BPF_STREAM_PARSER CGROUP_BPF
 plant NET_NS NAMESPACES
 plant DEBUG_INFO_BTF DEBUG_INFO
 
+# An option the tree does not define (as 7.3 has no PROC_SYSCTL) is
+# named apart, and is no drop: the config serves older kernels too.
+{ cat "$TOP/config"; echo CONFIG_ZC_NOT_IN_ANY_TREE=y; } >"$scratch/absent.config"
+merge absent tinyconfig "$scratch/absent.config" kernel/configs/kvm_guest.config
+if [ "$rc" = 0 ] && grep -q "^not in this tree: CONFIG_ZC_NOT_IN_ANY_TREE " <<<"$out" &&
+	! grep -q "^dropped:" <<<"$out"; then
+	ok "kconfig.absent_named_not_dropped"
+else
+	not_ok "kconfig.absent_named_not_dropped" "exit $rc" "$out"
+fi
+
 # Bad input: one line, 128, nothing merged.
 out=$("$KC" --tree "$scratch/nonexistent" -O "$scratch/o-bad" 2>&1)
 rc=$?
