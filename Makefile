@@ -269,7 +269,10 @@ check: all
 
 # The suite on Debian's 6.1, 6.12, 6.18 and newest 7.x kernels under
 # qemu, both NIC pairs included; fails on a crash, a hang, a FAIL or a
-# skip with no reason. What this machine cannot do (no qemu, no network,
+# skip with no reason. A guest that panics mid-suite is booted once more
+# (--retry-panic: this checks the suite on Debian's kernels, whose own
+# rare crashes would make it flaky; the report is printed whole, and a
+# second panic fails). What this machine cannot do (no qemu, no network,
 # no disk, a guest still running when VMCHECK_BUDGET seconds are spent,
 # downloads included) skips that kernel with a "vmtest: SKIP" line; when
 # no kernel could run at all vmtest exits 4, a skip here, not a failure.
@@ -279,7 +282,7 @@ check: all
 VMCHECK_BUDGET ?= 1080
 .PHONY: vmcheck
 vmcheck:
-	@$(TOP)/tools/vmtest --debian all --no-host --check \
+	@$(TOP)/tools/vmtest --debian all --no-host --check --retry-panic \
 		--budget $(VMCHECK_BUDGET) --build $(OUTPUT) $(VMTEST_ARGS); \
 	rc=$$?; [ $$rc != 4 ] || { rc=0; \
 		echo "vmcheck: SKIP: no kernel could run here (reasons above)"; }; \

@@ -388,8 +388,10 @@ if what == "early_panic":
 			boots.append(con)
 			probs = ["kernel: " + l for l in
 				 vm.unattributed_reports(con, None)[:1]]
+			where = vm.crash_where(con)
 			return {"label": k.label, "problems": probs,
-				"early_panic": vm.early_panic(con)}
+				"early_panic": vm.early_panic(con),
+				"crash_where": where[0] if where else None}
 		vm.boot = boot
 		return boots
 	args = vm.parse_args(["--debian", "newest"])
@@ -405,6 +407,17 @@ if what == "early_panic":
 	boots = fake([start + pan, fine])
 	col = vm.boot_or_skip(args, kern, None, tmp, [])
 	assert len(boots) == 1 and col["problems"][0].startswith("kernel: Kernel panic"), col
+	# make vmcheck's --retry-panic: a mid-suite panic boots once more,
+	# named with where it struck; a second one fails
+	args = vm.parse_args(["--debian", "newest", "--retry-panic"])
+	mid = start + "# selftests: zc: b\n# ok 1 c1\n" + pan
+	boots = fake([mid, fine])
+	col = vm.boot_or_skip(args, kern, None, tmp, [])
+	assert len(boots) == 2 and col["problems"] == [], col
+	assert col["first_boot"].startswith("panicked during b, after case c1: Kernel panic"), col
+	boots = fake([mid, mid, fine])
+	col = vm.boot_or_skip(args, kern, None, tmp, [])
+	assert len(boots) == 2 and col["problems"][0].startswith("kernel: Kernel panic"), col
 	sys.exit(0)
 
 if what == "boot_stuck":
@@ -534,7 +547,7 @@ check "a guest stuck at boot twice: BOOT-FAIL line, exit 4 (a skip), never vmtes
 	      has "^vmtest: SKIP: no kernel reached its suite here" && ! has "vmtest: FAIL"'
 
 python3 "$TMP/unit.py" "$VMTEST" "$TMP" early_panic >"$OUT" 2>&1
-check "a panic before the suite started boots once more and says so; a second one fails; one after the suite started never retries" \
+check "a panic before the suite started boots once more and says so; a second one fails; one after the suite started retries only with --retry-panic, once" \
 	eval '[ $? = 0 ] &&
 	      [ "$(grep -c "^vmtest: 7\.3\.4+deb13-amd64: panicked before the suite started (Oops: int3: 0000 \[#1\] SMP NOPTI); booting once more\$" "$OUT")" = 2 ]'
 
@@ -651,6 +664,17 @@ if [ "$FQ_MODE" = halt ]; then
 	echo "zc-vm: done" >>"$con"
 	echo "reboot: Power off not available: System halted instead" >>"$con"
 fi
+if [ "$FQ_MODE" = panic ]; then
+	# a mid-suite oops, its trace longer than a console tail
+	{
+		echo "# ok 1 udp4.send_zc.pairing.depth1"
+		echo "[   80.9] Oops: double fault: 0000 [#1] PREEMPT SMP NOPTI"
+		echo "[   80.9] RIP: 0010:fq_crash_site+0x1/0x2"
+		for i in $(seq 30); do echo "[   80.9]  fq_frame_$i+0x0/0x1"; done
+		echo "[   80.9] Kernel panic - not syncing: Fatal exception in interrupt"
+	} >>"$con"
+	exit 0
+fi
 exec sleep 60
 FQ
 chmod +x "$TMP/fq/qemu-system-x86_64"
@@ -683,7 +707,17 @@ os.environ["FQ_MODE"] = "halt"
 t = time.time()
 col = vm.boot(args, k, tmp + "/emptysuite", tmp + "/wd-halt")
 assert col.get("no_poweroff") and not col.get("silent") and time.time() - t < 30, col
+os.environ["FQ_MODE"] = "panic"
+col = vm.boot(args, k, tmp + "/emptysuite", tmp + "/wd-panic")
+where = "sendzc_notif, after case udp4.send_zc.pairing.depth1"
+assert col.get("crash_where") == where, col
+assert any(p.startswith("kernel: Oops: double fault") and p.endswith(
+	"(during %s)" % where) for p in col["problems"]), col
+tail = col["console_tail"]
+assert "Oops: double fault" in tail[0] and \
+	any("fq_crash_site" in l for l in tail) and \
+	any("fq_frame_30" in l for l in tail), tail
 print("ok")
 PY
-check "a guest silent in its suite is ended at the bound with its last lines; one halted after done is ended" has '^ok$'
+check "a guest silent in its suite is ended at the bound with its last lines; one halted after done is ended; one that panicked mid-suite names the test and last case, and keeps the report's trace" has '^ok$'
 t_done

@@ -899,7 +899,9 @@ def build_locked(args, tree, kb, src, out, blog, desc):
 		logf.close()
 		build_fail("configuring %s (%s) failed: %s" % (tree, desc, e), blog)
 	# kvm_guest.config names other arches' options too: not checked
-	bad = zk.dropped(os.path.join(out, ".config"), frags[1:], src)
+	bad, absent = zk.dropped(os.path.join(out, ".config"), frags[1:], src)
+	for opt in absent:
+		log("not in this tree: %s (no Kconfig entry defines it)" % opt)
 	if bad:
 		logf.close()
 		for opt, want, have, why in bad:
@@ -1303,8 +1305,10 @@ def clock_text(args):
 	two runs comparable."""
 	kind = "icount shift=%d" % args.icount if args.icount is not None \
 		else "wall"
-	return "%s qemu=%s accel=%s cpu=%s smp=%d" % (
-		kind, qemu_version(), args.accel, qemu_cpu(args), args.smp)
+	threads = " threads=multi" if args.tcg_threads == "multi" else ""
+	return "%s qemu=%s accel=%s cpu=%s smp=%d%s" % (
+		kind, qemu_version(), args.accel, qemu_cpu(args), args.smp,
+		threads)
 
 
 def kernel_cmdline(args):
@@ -1326,7 +1330,9 @@ def qemu_cmd(args, kernel, initrd, con, res):
 		# that are sound: 7.3.4 in sched_clock_tick at boot, 6.18.15
 		# in __netif_receive_skb_core mid-suite (EFLAGS c558b646, a
 		# value no CPU pushes). icount is single-threaded already.
-		accel += ",thread=single"
+		# --tcg-threads multi is for races that need two vCPUs
+		# running at once (kpatchcheck's lost update).
+		accel += ",thread=" + args.tcg_threads
 	cmd = ["qemu-system-x86_64", "-accel", accel, "-cpu", qemu_cpu(args),
 	       "-smp", str(args.smp), "-m", str(args.mem),
 	       "-display", "none", "-monitor", "none", "-no-reboot",
@@ -1479,8 +1485,15 @@ def boot(args, kernel, suite, workdir):
 		text += read_text(os.path.join(out["results"], "dmesg.txt"))
 	crash = unattributed_reports(text, out["results"],
 				     starve_blind(out["clock"]))
+	# a guest that died sent no results: where did it die
+	where = crash_where(console) if out["results"] is None else None
+	if where:
+		# the report and where it struck, not the console's last lines
+		out["crash_where"] = where[0]
+		out["console_tail"] = where[1]
 	if crash:
-		out["problems"].append("kernel: " + crash[0][:160])
+		out["problems"].append("kernel: " + crash[0][:160] + (
+			" (during %s)" % where[0] if where else ""))
 	out["early_panic"] = early_panic(console)
 	return out
 
@@ -1514,6 +1527,42 @@ def suite_started(console):
 
 PANIC_RE = re.compile(r"^(?:\[[ 0-9.]+\] )?((?:Oops|Kernel panic|"
 		      r"general protection fault|BUG: |kernel BUG at ).*)$")
+
+
+CASE_LINE_RE = re.compile(r"^# (?:not )?ok [0-9]+ (\S+)")
+TEST_LINE_RE = re.compile(r"^# selftests: \S+: (\S+)$")
+# an oops's registers and call trace fit in this many lines
+CRASH_LINES = 60
+
+
+def crash_where(console):
+	"""(where, lines) of the first panic or oops on a console after
+	the suite started: where names the test that was running and the
+	last case it had reported ("sockmap_splice, after case
+	rate_ingress"), lines are the report itself (its trace included,
+	which a console tail of the last lines cuts off), or None."""
+	lines = console.splitlines()
+	test = case = None
+	started = False
+	for i, l in enumerate(lines):
+		if suite_started(l):
+			started = True
+		m = TEST_LINE_RE.match(l)
+		if m:
+			test, case = m.group(1), None
+			continue
+		m = CASE_LINE_RE.match(l)
+		if m:
+			case = m.group(1)
+			continue
+		if not started or not PANIC_RE.match(l.strip()) or \
+		   STARVE_RE.match(l.strip()):
+			continue
+		where = "%s, %s" % (test or "before any test",
+				    "after case " + case if case else
+				    "in its first case")
+		return where, lines[i:i + CRASH_LINES]
+	return None
 
 
 def early_panic(console):
@@ -2186,6 +2235,16 @@ def parse_args(argv):
 	p.add_argument("--timeout-per-test", type=int, default=0,
 		       metavar="SEC", help="override settings' timeout=")
 	p.add_argument("--accel", choices=("tcg", "kvm"), default="tcg")
+	p.add_argument("--retry-panic", action="store_true",
+		       help="boot a guest that panicked mid-suite once more "
+		       "(its report printed first); for checks of the suite "
+		       "on packaged kernels, not for judging a kernel")
+	p.add_argument("--tcg-threads", choices=("single", "multi"),
+		       default="single",
+		       help="wall-clock TCG: all vCPUs on one host thread "
+		       "(default), or a thread each, for races that need "
+		       "vCPUs running at once (a stale translation of "
+		       "patched code may then oops a sound guest)")
 	p.add_argument("--icount", nargs="?", type=int, const=0,
 		       metavar="SHIFT", help="count instructions instead of "
 		       "time (TCG, -icount shift=SHIFT,sleep=off, default "
@@ -2235,6 +2294,10 @@ def parse_args(argv):
 	p.add_argument("-v", "--verbose", action="store_true",
 		       help="show the guest consoles and commands")
 	a = p.parse_args(argv)
+	if a.tcg_threads == "multi" and (a.accel != "tcg" or
+					 a.icount is not None):
+		p.error("--tcg-threads multi is for wall-clock TCG: not with "
+			"--accel kvm or --icount")
 	if a.icount is not None:
 		if a.accel != "tcg":
 			p.error("--icount needs --accel tcg")
@@ -2518,7 +2581,7 @@ def boot_again(args, k, suite, wd):
 		return stuck_again(args, k, suite, wd, col)
 	first = col.get("early_panic")
 	if not first:
-		return col
+		return crashed_again(args, k, suite, wd, col)
 	log("%s: panicked before the suite started (%s); booting once more" %
 	    (k.label, first))
 	con = os.path.join(wd, "console.log")
@@ -2527,6 +2590,28 @@ def boot_again(args, k, suite, wd):
 	col = boot(args, k, suite, wd)
 	col["first_boot"] = "panicked before the suite started: " + first
 	return col
+
+
+def crashed_again(args, k, suite, wd, col):
+	"""With --retry-panic (make vmcheck: Debian's kernels, a check of
+	the suite, not of them), a guest that panicked mid-suite is booted
+	once more; its report is printed whole first, so the log keeps the
+	kernel's fault. A second panic fails as any panic does."""
+	if not args.retry_panic or not col.get("crash_where") or \
+	   not any(p.startswith("kernel:") for p in col["problems"]):
+		return col
+	log("%s: panicked during %s; booting once more (--retry-panic), "
+	    "the report:" % (k.label, col["crash_where"]))
+	for l in col.get("console_tail", []):
+		log("  | " + l)
+	con = os.path.join(wd, "console.log")
+	if os.path.exists(con):
+		os.replace(con, os.path.join(wd, "console.first.log"))
+	again = boot(args, k, suite, wd)
+	first = [p for p in col["problems"] if p.startswith("kernel:")][0]
+	again["first_boot"] = "panicked during %s: %s" % (
+		col["crash_where"], first[len("kernel: "):])
+	return again
 
 
 def stuck_again(args, k, suite, wd, col):
@@ -2632,8 +2717,10 @@ def report(zr, args, cols, out, total, skipped, bootfails=()):
 	for c in cols:
 		if any(p.startswith(("hang", "no results", "kernel:"))
 		       for p in c["problems"]):
-			sys.stdout.write("\n%s console tail (%s):\n" % (
-				c["label"], os.path.join(c["workdir"], "console.log")))
+			sys.stdout.write("\n%s %s (%s):\n" % (
+				c["label"], "report during " + c["crash_where"]
+				if c.get("crash_where") else "console tail",
+				os.path.join(c["workdir"], "console.log")))
 			for l in c.get("console_tail", []):
 				sys.stdout.write("  | " + l + "\n")
 	sys.stdout.write("\nlogs: %s\n" % out)
