@@ -77,6 +77,13 @@ check "skip reasons listed; no reason needed without --check" \
 	eval 'has "host 6\.18\.0: skip demo/gamma: kernel lacks gamma" &&
 	      ! has "gamma skip without a reason"'
 
+"$VMTEST" --report "$FIX" --report "$HERE/fixtures/vmtest/refused" --report "$FIX" >"$OUT" 2>&1
+rc=$?
+check "--report A --report B: one matrix, every run's columns side by side, a label seen twice marked" \
+	eval '[ $rc = 1 ] &&
+	      has "^case +host 6\.18\.0 +6\.1\.0-1-amd64 +7\.3\.4\+deb13-amd64 +7\.3\.4\+deb13-amd64#2 +host 6\.18\.0#2 +6\.1\.0-1-amd64#2 +7\.3\.4\+deb13-amd64#3\$" &&
+	      has "^  alpha +pass zc +FAIL copied +pass zc +- +pass zc +FAIL copied +pass zc\$"'
+
 "$VMTEST" --report "$FIX" --check >"$OUT" 2>&1
 check "--check: a skip without a reason is a problem" \
 	has '6\.1\.0-1-amd64: demo/gamma skip without a reason'

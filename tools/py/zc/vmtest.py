@@ -956,7 +956,11 @@ def build_locked(args, tree, kb, src, out, blog, desc):
 	    "sha256 %s; log %s" % (
 		desc, secs, "first build in this folder" if fresh else
 		"incremental", hits, tb - t0, chash, blog))
+	# a built column says what it is beside Debian's of that release
+	tags = (["patched"] if args.patch else []) + \
+		(["debug"] if args.debug else [])
 	k = Kernel(bz, mods)
+	k.label += "".join("+" + t for t in tags)
 	k.config = os.path.join(out, ".config")
 	k.build = {"tree": tree, "describe": desc, "patches": [
 		"%s sha256:%s" % (os.path.basename(p), file_hash(p)[:16])
@@ -2273,8 +2277,9 @@ def parse_args(argv):
 		       help="copy FILE into the guest as /zc/add/NAME, for "
 		       "--exec (repeatable; a static binary needs no "
 		       "libraries there)")
-	p.add_argument("--report", metavar="DIR",
-		       help="print the matrix of an earlier -o DIR again")
+	p.add_argument("--report", metavar="DIR", action="append",
+		       help="print the matrix of an earlier -o DIR again "
+		       "(repeatable: the columns of each, side by side)")
 	p.add_argument("--check", action="store_true",
 		       help="also fail on a skip without a reason")
 	p.add_argument("--baseline", metavar="DIR",
@@ -2392,11 +2397,7 @@ def main(argv):
 	if args.budget:
 		args.deadline = started + args.budget
 	if args.report:
-		out = os.path.abspath(args.report)
-		cols = load_columns(out)
-		return report(zr, args, cols, out,
-			      sum(c["seconds"] for c in cols), load_skipped(out),
-			      load_bootfails(out))
+		return report_again(zr, args)
 	out = args.out or tempfile.mkdtemp(prefix="zc-vmtest.", dir="/tmp")
 	os.makedirs(out, exist_ok=True)
 	out = os.path.abspath(out)
@@ -2654,6 +2655,24 @@ def save_column(col):
 	keep = dict((k, v) for k, v in col.items() if k != "results")
 	with open(os.path.join(col["workdir"], "column.json"), "w") as f:
 		json.dump(keep, f, indent=1)
+
+
+def report_again(zr, args):
+	"""--report DIR...: the matrix of earlier runs, their columns side
+	by side (a label seen twice gets a #2)."""
+	cols, skipped, bootfails, seen = [], [], [], {}
+	for d in args.report:
+		out = os.path.abspath(d)
+		for c in load_columns(out):
+			n = seen[c["label"]] = seen.get(c["label"], 0) + 1
+			if n > 1:
+				c["label"] += "#%d" % n
+			cols.append(c)
+		skipped += load_skipped(out)
+		bootfails += load_bootfails(out)
+	out = ", ".join(os.path.abspath(d) for d in args.report)
+	return report(zr, args, cols, out, sum(c["seconds"] for c in cols),
+		      skipped, bootfails)
 
 
 def load_columns(out):
