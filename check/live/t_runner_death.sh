@@ -65,8 +65,11 @@ trial()
 	if [ -z "$left" ]; then
 		ok "runner_death.$label.nothing_runs_on # test $tpid, runner group: $group"
 	else
+		# alive_pids prints one a line: ps wants them comma-separated
 		not_ok "runner_death.$label.nothing_runs_on" \
-			"still running 15 s after $how:" "$(ps -o pid,pgid,args -p "${left// /,}" 2>/dev/null)"
+			"still running 15 s after $how:" \
+			"$(ps -o pid,pgid,stat,wchan:20,args -p "$(paste -sd, <<<"$left")" 2>&1)" \
+			"the run's TAP ends:" "$(tail -n 5 "$tmp/$label/run.tap" 2>&1)"
 		kill -KILL $left 2>/dev/null
 	fi
 	left=$(leaks "$before")
