@@ -46,6 +46,17 @@ check "unknown option: exit 128" eval '[ $rc = 128 ] && has "unknown option .--b
 rc=$?
 check "nothing to run: exit 128" eval '[ $rc = 128 ] && has "nothing to run"'
 
+tt_bad=""
+for a in "--icount" "--accel kvm"; do
+	# shellcheck disable=SC2086
+	"$VMTEST" --debian newest --tcg-threads multi $a >"$OUT" 2>&1
+	rc=$?
+	[ $rc = 128 ] && [ "$(wc -l <"$OUT")" = 1 ] &&
+		has "tcg-threads multi is for wall-clock TCG" || tt_bad="$tt_bad $a"
+done
+check "--tcg-threads multi with --icount or --accel kvm: exit 128, one line" \
+	eval '[ -z "$tt_bad" ] || { echo "#$tt_bad"; false; }'
+
 "$VMTEST" --debian 5.10 >"$OUT" 2>&1
 rc=$?
 check "unknown Debian series: exit 128" \
