@@ -29,6 +29,7 @@
 #include "core/meter.h"
 #include "net/netns.h"
 #include "core/probe.h"
+#include "sockmap/overlap.h"
 #include "sockmap/psock_race.h"
 #include "core/matrix.h"
 #include "sockmap/sockmap.h"
@@ -47,6 +48,7 @@
 #define SOAK_S		5.0
 #define SOAK_MAX	3600.0
 #define PASS_DUP_BUG	"sockmap-pass-duplicate-segment"
+#define OVERLAP_BUG	"sockmap-read-skb-overlap"
 /* Cases that count queued bytes need them all queued, not in the backlog. */
 #define QUEUE_RCVBUF	(8L << 20)
 
@@ -55,7 +57,7 @@ struct ctx;
 enum check {
 	C_READ_INGRESS, C_SPLICE_SUPPORT, C_SPLICE_INGRESS, C_SPLICE_PLAIN_TCP,
 	C_FIONREAD_POLL, C_EOF, C_EOF_SPLICE, C_VERDICT_PASS, C_VERDICT_PASS_SOAK,
-	C_VERDICT_EGRESS,
+	C_VERDICT_EGRESS, C_OVERLAP_PLAIN, C_OVERLAP_PASS, C_OVERLAP_INGRESS,
 	C_PSOCK_TEARDOWN_WARN, C_RATE,
 };
 /* A rate's arm: read, splice, or read at the kernel's default SO_RCVBUF. */
@@ -82,6 +84,8 @@ struct ctx {
 	long bytes;		/* --bytes: functional transfer size */
 	bool allow_warn;	/* --allow-warn: psock_teardown_warn runs */
 	double soak;		/* --soak: verdict_pass_soak's seconds */
+	/* segments sent again, and overlapping, at lo in SK_PASS transfers */
+	unsigned long long resent, overlaps;
 	struct zc_sm_pattern pat;
 	enum zc_sm_probe_state probe;	/* the ingress splice probe, run once */
 	struct zc_why probe_reason;
@@ -96,8 +100,8 @@ typedef void case_body(const struct zc_case *c, const struct row *r,
 typedef enum zc_pre case_pre(const struct zc_case *c, const struct row *r,
 			     struct ctx *cx, struct zc_why *why);
 static case_body case_transfer, case_splice_support, case_fionread_poll,
-	case_eof, case_verdict_pass, case_pass_soak, case_psock_teardown,
-	case_rate;
+	case_eof, case_verdict_pass, case_pass_soak, case_overlap,
+	case_psock_teardown, case_rate;
 static case_pre pre_bpf, pre_splice, pre_splice_support, pre_eof_splice,
 	pre_fionread;
 
@@ -109,6 +113,8 @@ static const char *const check_names[] = {
 	[C_FIONREAD_POLL] = "fionread_poll", [C_EOF] = "eof",
 	[C_EOF_SPLICE] = "eof_splice", [C_VERDICT_PASS] = "verdict_pass",
 	[C_VERDICT_PASS_SOAK] = "verdict_pass_soak", [C_VERDICT_EGRESS] = "verdict_egress",
+	[C_OVERLAP_PLAIN] = "overlap_plain", [C_OVERLAP_PASS] = "overlap_pass",
+	[C_OVERLAP_INGRESS] = "overlap_ingress",
 	[C_PSOCK_TEARDOWN_WARN] = "psock_teardown_warn", [C_RATE] = "rate",
 };
 static const char *const mode_names[] = {
@@ -143,6 +149,9 @@ static const struct row checks[] = {
 				  .mode = ZC_SM_PASS, .bytes = VARIANT_BYTES },
 	[C_VERDICT_EGRESS] = { .zc = { case_transfer, pre_bpf },
 			       .mode = ZC_SM_EGRESS, .bytes = VARIANT_BYTES },
+	[C_OVERLAP_PLAIN] = { .zc = { case_overlap }, .mode = ZC_SM_PLAIN },
+	[C_OVERLAP_PASS] = { .zc = { case_overlap, pre_bpf }, .mode = ZC_SM_PASS },
+	[C_OVERLAP_INGRESS] = { .zc = { case_overlap, pre_bpf }, .mode = ZC_SM_INGRESS },
 	[C_PSOCK_TEARDOWN_WARN] = { .zc = { case_psock_teardown, pre_bpf } },
 };
 
@@ -160,7 +169,8 @@ static const struct row_matrix functional = {
 		ZC_AXIS(struct row, check, check_names, C_READ_INGRESS,
 			C_SPLICE_SUPPORT, C_SPLICE_INGRESS, C_SPLICE_PLAIN_TCP,
 			C_FIONREAD_POLL, C_EOF, C_EOF_SPLICE, C_VERDICT_PASS,
-			C_VERDICT_PASS_SOAK, C_VERDICT_EGRESS, C_PSOCK_TEARDOWN_WARN),
+			C_VERDICT_PASS_SOAK, C_VERDICT_EGRESS, C_OVERLAP_PLAIN,
+			C_OVERLAP_PASS, C_OVERLAP_INGRESS, C_PSOCK_TEARDOWN_WARN),
 	},
 	.fill = check_fill,
 };
@@ -369,14 +379,32 @@ static int transfer_body(struct ctx *cx, struct zc_sm_topo *t,
 {
 	uint64_t total = r->bytes ? r->bytes : (uint64_t)cx->bytes;
 	struct zc_sm_slip slip;
+	struct zc_sm_overlap ov = { NULL };
+	struct zc_sm_overlap_counts n = { 0 };
 	int mss = 0, ret;
 	long dup;
 
+	/* No watch, no cause named: the transfer is judged all the same. */
+	if (t->mode == ZC_SM_PASS && zc_sm_overlap_attach(&ov, t))
+		ov.skel = NULL;
 	ret = zc_sm_transfer(&cx->pat, t, r->call, total, &slip, why);
+	if (ov.skel) {
+		zc_sm_overlap_read(&ov, &n);
+		zc_sm_overlap_detach(&ov);
+		cx->resent += n.repeats + n.overlaps;
+		cx->overlaps += n.overlaps + n.splits;
+	}
 	dup = ret ? pass_dup_segment(t, &slip, &mss) : 0;
 	if (dup) {
-		zc_why_prefix(why, "known kernel bug %s: %ld B (%ld TCP segment(s) of MSS %d) received twice",
-			      PASS_DUP_BUG, dup * mss, dup, mss);
+		zc_why_prefix(why,
+			      "known kernel bug %s: %ld B (%ld TCP segment(s) of MSS %d) received twice; of %llu data segments at lo %llu were sent again, %llu began below the highest byte sent (the last by %llu B), %llu ended inside an earlier one (the last %llu B into it)",
+			      PASS_DUP_BUG, dup * mss, dup, mss,
+			      (unsigned long long)n.data_segs,
+			      (unsigned long long)n.repeats + n.overlaps,
+			      (unsigned long long)n.overlaps,
+			      (unsigned long long)n.overlap_last,
+			      (unsigned long long)n.splits,
+			      (unsigned long long)n.split_last);
 		return 1;
 	}
 	if (!ret && !cx->o.quiet)
@@ -447,6 +475,7 @@ static void case_pass_soak(const struct zc_case *c, const struct row *r,
 	bool quiet = cx->o.quiet;
 
 	cx->o.quiet = true;	/* one line for the case, not one a transfer */
+	cx->resent = cx->overlaps = 0;
 	while (!ret && zc_now() < end) {
 		if (zc_sm_topo_setup(&t, r->mode, cx->rcvbuf, &why)) {
 			ret = -1;
@@ -469,8 +498,82 @@ static void case_pass_soak(const struct zc_case *c, const struct row *r,
 		ktap_result(c->name, n > 0, "no transfer ran");
 	}
 	if (!ret && !quiet)
-		ktap_print_msg("%s: %d transfers of %lu B in %g s, each exact and verified",
-			       c->name, n, VARIANT_BYTES, cx->soak);
+		ktap_print_msg(
+			"%s: %d transfers of %lu B in %g s, each exact and verified; at lo %llu segments sent again, %llu of them overlapping",
+			c->name, n, VARIANT_BYTES, cx->soak, cx->resent,
+			cx->overlaps);
+}
+
+/*
+ * What the consumer gave for a forced overlap: exactly the bytes written
+ * (0), the overlap's head twice after the first write (1: a verdict
+ * program's reader took the skb whole), or something else (-1).
+ */
+static int overlap_judge(const unsigned char *pat, const struct zc_sm_overlap_run *x,
+			 struct zc_why *why)
+{
+	int head = ZC_SM_OVERLAP_HEAD, twice = (int)x->n.overlap_last;
+	long bad;
+
+	if (x->got == x->sent && !memcmp(x->rx, pat, x->sent))
+		return 0;
+	if (twice == head && x->got == x->sent + twice &&
+	    !memcmp(x->rx, pat, head) && !memcmp(x->rx + head, pat, x->sent)) {
+		zc_why_set(why,
+			   "known kernel bug %s: a retransmitted segment overlapping p1's rcv_nxt by %d B was delivered whole: those %d B came twice (%d B read for %d written)",
+			   OVERLAP_BUG, twice, twice, x->got, x->sent);
+		return 1;
+	}
+	for (bad = 0; bad < x->got && bad < x->sent && x->rx[bad] == pat[bad]; bad++)
+		;
+	return zc_why_set(why,
+			  "%d B read for %d written, wrong from offset %ld (a segment overlapping by %d B seen at lo)",
+			  x->got, x->sent, bad, twice);
+}
+
+/*
+ * A retransmission that begins below what p1 has and ends above it,
+ * made on purpose (lib/sockmap/overlap.c): plain TCP gives each byte
+ * once; a reader that takes the skb whole gives the head twice.
+ */
+static void case_overlap(const struct zc_case *c, const struct row *r,
+			 struct ctx *cx)
+{
+	struct zc_sm_overlap_run x;
+	struct zc_why why = { "" };
+	struct zc_sm_topo t;
+	int ret;
+
+	if (zc_sm_topo_setup(&t, r->mode, cx->rcvbuf, &why)) {
+		ktap_fail_why(c->name, &why);
+		return;
+	}
+	ret = zc_sm_overlap_force(cx->pat.ring, &t, &x, &why);
+	zc_sm_topo_close(&t);
+	if (ret < 0) {
+		ktap_fail_why(c->name, &why);
+		return;
+	}
+	if (ret > 0) {
+		ktap_skip(c->name,
+			  "c1 never retransmitted its two writes as one segment in 5 s (data segments lost %llu, ACKs lost %llu): no overlap to judge",
+			  (unsigned long long)x.n.dropped_data,
+			  (unsigned long long)x.n.dropped_acks);
+		return;
+	}
+	if (!cx->o.quiet)
+		ktap_print_msg(
+			"%s: segments at lo %llu, overlapping %llu by %llu B; lost on purpose: data %llu, ACKs %llu",
+			c->name, (unsigned long long)x.n.data_segs,
+			(unsigned long long)x.n.overlaps,
+			(unsigned long long)x.n.overlap_last,
+			(unsigned long long)x.n.dropped_data,
+			(unsigned long long)x.n.dropped_acks);
+	ret = overlap_judge(cx->pat.ring, &x, &why);
+	if (ret > 0)
+		ktap_xfail(c->name, "%s", why.msg);
+	else
+		ktap_result_why(c->name, !ret, &why);
 }
 
 static void blind_note(const char *what)
