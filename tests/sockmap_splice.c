@@ -102,8 +102,8 @@ typedef enum zc_pre case_pre(const struct zc_case *c, const struct row *r,
 static case_body case_transfer, case_splice_support, case_fionread_poll,
 	case_eof, case_verdict_pass, case_pass_soak, case_overlap,
 	case_psock_teardown, case_rate;
-static case_pre pre_bpf, pre_splice, pre_splice_support, pre_eof_splice,
-	pre_fionread;
+static case_pre pre_bpf, pre_tc, pre_splice, pre_splice_support,
+	pre_eof_splice, pre_fionread;
 
 /* ---- the cases: rows from their axes, names from the rows ---- */
 
@@ -149,7 +149,7 @@ static const struct row checks[] = {
 				  .mode = ZC_SM_PASS, .bytes = VARIANT_BYTES },
 	[C_VERDICT_EGRESS] = { .zc = { case_transfer, pre_bpf },
 			       .mode = ZC_SM_EGRESS, .bytes = VARIANT_BYTES },
-	[C_OVERLAP_PLAIN] = { .zc = { case_overlap }, .mode = ZC_SM_PLAIN },
+	[C_OVERLAP_PLAIN] = { .zc = { case_overlap, pre_tc }, .mode = ZC_SM_PLAIN },
 	[C_OVERLAP_PASS] = { .zc = { case_overlap, pre_bpf }, .mode = ZC_SM_PASS },
 	[C_OVERLAP_INGRESS] = { .zc = { case_overlap, pre_bpf }, .mode = ZC_SM_INGRESS },
 	[C_PSOCK_TEARDOWN_WARN] = { .zc = { case_psock_teardown, pre_bpf } },
@@ -234,6 +234,16 @@ static enum zc_pre pre_bpf(const struct zc_case *c, const struct row *row,
 		return ZC_RUN;
 	zc_why_set(why, "needs a sockmap and its verdict program: %s",
 		   cx->bpf_skip.msg);
+	return ZC_SKIP;
+}
+
+/* The overlap cases make theirs with a tc program on lo, plain TCP too. */
+static enum zc_pre pre_tc(const struct zc_case *c, const struct row *row,
+			  struct ctx *cx, struct zc_why *why)
+{
+	if (!cx->bpf_skip.msg[0])
+		return ZC_RUN;
+	zc_why_set(why, "needs a tc BPF program on lo: %s", cx->bpf_skip.msg);
 	return ZC_SKIP;
 }
 
