@@ -85,7 +85,7 @@ struct ctx {
 	bool allow_warn;	/* --allow-warn: psock_teardown_warn runs */
 	double soak;		/* --soak: verdict_pass_soak's seconds */
 	/* segments sent again, and overlapping, at lo in SK_PASS transfers */
-	unsigned long long resent, overlaps;
+	unsigned long long segs, resent, overlaps;
 	struct zc_sm_pattern pat;
 	enum zc_sm_probe_state probe;	/* the ingress splice probe, run once */
 	struct zc_why probe_reason;
@@ -401,6 +401,7 @@ static int transfer_body(struct ctx *cx, struct zc_sm_topo *t,
 	if (ov.skel) {
 		zc_sm_overlap_read(&ov, &n);
 		zc_sm_overlap_detach(&ov);
+		cx->segs += n.data_segs;
 		cx->resent += n.repeats + n.overlaps;
 		cx->overlaps += n.overlaps + n.splits;
 	}
@@ -485,7 +486,7 @@ static void case_pass_soak(const struct zc_case *c, const struct row *r,
 	bool quiet = cx->o.quiet;
 
 	cx->o.quiet = true;	/* one line for the case, not one a transfer */
-	cx->resent = cx->overlaps = 0;
+	cx->segs = cx->resent = cx->overlaps = 0;
 	while (!ret && zc_now() < end) {
 		if (zc_sm_topo_setup(&t, r->mode, cx->rcvbuf, &why)) {
 			ret = -1;
@@ -509,9 +510,9 @@ static void case_pass_soak(const struct zc_case *c, const struct row *r,
 	}
 	if (!ret && !quiet)
 		ktap_print_msg(
-			"%s: %d transfers of %lu B in %g s, each exact and verified; at lo %llu segments sent again, %llu of them overlapping",
-			c->name, n, VARIANT_BYTES, cx->soak, cx->resent,
-			cx->overlaps);
+			"%s: %d transfers of %lu B in %g s, each exact and verified; at lo %llu data segments, %llu sent again, %llu of them overlapping",
+			c->name, n, VARIANT_BYTES, cx->soak, cx->segs,
+			cx->resent, cx->overlaps);
 }
 
 /*

@@ -74,6 +74,11 @@ for c in overlap_pass overlap_ingress; do
 		grep -Eq "^ok [0-9]+ $c( # XFAIL known kernel bug sockmap-read-skb-overlap: .* 700 B came twice \(2400 B read for 1700 written\))?$" <<<"$run"
 done
 
+# The SK_PASS transfers' watch at lo saw their traffic: a clean soak
+# counts its data segments, a sighting names what lo saw.
+w=$(grep -E "verdict_pass_soak: [0-9]+ transfers .* at lo [1-9][0-9]* data segments|verdict_pass_soak # XFAIL .* of [1-9][0-9]* data segments at lo" <<<"$run")
+expect "sockmap_splice.pass_watch_saw_traffic # ${w:0:160}" test -n "$w"
+
 command -v bpftool >/dev/null || PATH=$PATH:/usr/sbin
 # Early (transfers, probe) and late (rates) in a default run.
 for sig in INT TERM; do
