@@ -108,7 +108,20 @@ PKG_CONFIG ?= pkg-config
 
 PKGS := libbpf liburing libcap zlib
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lbpf -luring -lcap -lz)
+# The binaries link libbpf, liburing, libcap, libelf and zlib (and what
+# their .pc files name for a static link, libzstd where libelf uses it)
+# from their .a files: an installed tree then runs on a rootfs with libc
+# and nothing else (a lab's, a guest's initramfs). libc, libm and
+# libpthread stay shared. ZC_SHARED=1 links them all shared, as the
+# distribution's packages would. The static link costs the development
+# build nothing measurable (doc/running.md), so it is the one build.
+GLIBC_LIBS := -lpthread -lm -ldl -lrt -lc
+ifeq ($(ZC_SHARED),1)
+PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lbpf -luring -lcap -lz) -lelf
+else
+PKG_LIBS := -Wl,-Bstatic $(filter-out $(GLIBC_LIBS),$(shell $(PKG_CONFIG) --static --libs $(PKGS) libelf 2>/dev/null || \
+	    echo -lbpf -luring -lcap -lelf -lz)) -Wl,-Bdynamic
+endif
 
 # In a kernel tree the tree's own UAPI headers (after "make headers")
 # come before the system's, as lib.mk does; the selftests Makefile
@@ -125,7 +138,7 @@ ZC_CFLAGS = -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers 
 	    $(LLVM_CFLAGS) -D_GNU_SOURCE -I$(TOP)/lib -I$(TOP) -I$(OUTPUT) $(KHDR_INCLUDES) \
 	    $(PKG_CFLAGS) $(SANITIZE_CFLAGS) $(CFLAGS) $(USERCFLAGS)
 ZC_LDFLAGS = $(SANITIZE_CFLAGS) $(LDFLAGS) $(USERLDFLAGS)
-LDLIBS += $(PKG_LIBS) -lelf -lpthread -lm
+LDLIBS += $(PKG_LIBS) -lpthread -lm
 
 ifeq ($(SANITIZE),1)
 SANITIZE_CFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
@@ -168,7 +181,7 @@ FLAGS_NOW := $(CC) $(ZC_CFLAGS) $(ZC_LDFLAGS) $(LDLIBS) $(CLANG) $(BPF_CFLAGS)
 TOOL_NAMES := $(basename $(notdir $(wildcard $(TOP)/tools/zc-*.c)))
 TOOL_PROGS := $(addprefix $(OUTPUT)/,$(TOOL_NAMES))
 
-.PHONY: all build bpf deps check-deps run_tests install emit_tests check clean help
+.PHONY: all build bpf deps check-deps run_tests install gen_tar emit_tests check clean help
 .DEFAULT_GOAL := all
 
 # A standalone build installs what is missing first (when root and apt
@@ -253,6 +266,14 @@ install: all
 	@# The results files name the suite version; an installed tree has no git.
 	@(git -C $(TOP) describe --always --dirty 2>/dev/null || echo unknown) > $(INSTALL_PATH)/VERSION
 
+# The installed tree as one tarball, as kselftest's gen_tar makes
+# kselftest-packages/kselftest.tar.gz: unpack it anywhere on the target
+# and run run_tests.sh there (lava/job-qemu.yaml's ZC_TARBALL_URL).
+TAR_PATH ?= $(OUTPUT)/zc-selftests.tar.gz
+gen_tar: install
+	tar -C $(INSTALL_PATH) -czf $(TAR_PATH) .
+	@echo "$(TAR_PATH): the installed tree ($(INSTALL_PATH))"
+
 CHECK_BINS := $(addprefix $(OUTPUT)/check/,unit_lib no_uring hold_tap example_test)
 # The pure-logic modules' unit tests, one binary a module (no root).
 CHECK_BINS += $(patsubst $(TOP)/check/%.c,$(OUTPUT)/check/%,$(wildcard $(TOP)/check/unit/unit_*.c))
@@ -318,7 +339,7 @@ kbisectcheck:
 # remove a directory tree under it. rmdir leaves a non-empty directory.
 GENERATED := $(TEST_GEN_PROGS) $(TOOL_PROGS) $(LIB_OBJS) $(LIBZC) $(BPF_OBJS) $(BPF_SKELS) \
 	     $(BPF_SKELS:=.tmp) $(FLAGS_STAMP) $(OUTPUT)/kselftest-list.txt \
-	     $(SPLATS_H) $(SPLATS_H).tmp \
+	     $(SPLATS_H) $(SPLATS_H).tmp $(OUTPUT)/zc-selftests.tar.gz \
 	     $(CHECK_BINS)
 GENERATED_DIRS := $(filter-out $(TOP) $(TOP)/lib $(addprefix $(TOP)/lib/,$(LIB_DIRS)) $(TOP)/check, \
 		  $(addprefix $(OUTPUT)/lib/,$(LIB_DIRS)) $(OUTPUT)/lib $(OUTPUT)/check/unit $(OUTPUT)/check $(OUTPUT))
@@ -333,7 +354,10 @@ help:
 	@echo 'make run_tests          run the suite (run_tests.sh); RUN_TESTS_ARGS="-t NAME"'
 	@echo 'make check              the project'\''s own tests'
 	@echo 'make install INSTALL_PATH=DIR'
-	@echo '                        (with tools/: zc-compare, zc-results, zc-doctor)'
+	@echo '                        (with tools/: zc-compare, zc-results, zc-doctor); libbpf,'
+	@echo '                        liburing, libcap, libelf, zlib linked statically'
+	@echo 'make gen_tar            install, then the tree as TAR_PATH (build/zc-selftests.tar.gz)'
+	@echo 'make ZC_SHARED=1        link those libraries shared instead'
 	@echo 'make deps               install the Debian packages the suite needs'
 	@echo 'make SANITIZE=1         build with ASan and UBSan'
 	@echo 'make bpf                only the BPF objects and skeletons'

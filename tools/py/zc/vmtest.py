@@ -57,9 +57,11 @@ ME = "vmtest"
 
 # Debian kernel series --debian knows: a package-name pattern whose
 # group 1 is the version to pick the highest of. "newest" is the highest
-# 7.x in trixie-backports. The unsigned package, where there is one, holds
-# the same kernel without the signature wrapper.
+# 7.x in trixie-backports; "5.10" is bullseye's LTS kernel, asked for by
+# name only (not in "all"). The unsigned package, where there is one,
+# holds the same kernel without the signature wrapper.
 DEBIAN = {
+	"5.10": r"^linux-image-(5\.10\.0-[0-9]+)-amd64(-unsigned)?$",
 	"6.1": r"^linux-image-(6\.1\.0-[0-9]+)-amd64(-unsigned)?$",
 	"6.12": r"^linux-image-(6\.12\.[0-9]+)\+deb[0-9]+-amd64(-unsigned)?$",
 	"6.18": r"^linux-image-(6\.18\.[0-9]+)\+deb[0-9]+-amd64(-unsigned)?$",
@@ -68,9 +70,11 @@ DEBIAN = {
 DEBIAN_ALL = ("6.1", "6.12", "6.18", "newest")
 
 # vmtest's own apt configuration (under the cache): the host's sources
-# stay untouched, and bookworm's kernels and trixie-backports' are both
-# reachable whatever the host runs.
+# stay untouched, and bullseye's, bookworm's and trixie-backports'
+# kernels are all reachable whatever the host runs.
 APT_SOURCES = """\
+deb [signed-by=%(key)s] http://deb.debian.org/debian bullseye main
+deb [signed-by=%(key)s] http://deb.debian.org/debian-security bullseye-security main
 deb [signed-by=%(key)s] http://deb.debian.org/debian bookworm main
 deb [signed-by=%(key)s] http://deb.debian.org/debian-security bookworm-security main
 deb [signed-by=%(key)s] http://deb.debian.org/debian trixie-backports main
@@ -2193,10 +2197,10 @@ def parse_args(argv):
 		       help="modules for --kernel (default: found beside it "
 		       "or /lib/modules/RELEASE)")
 	p.add_argument("--debian", action="append", default=[],
-		       metavar="6.1|6.12|6.18|newest|all|PACKAGE",
+		       metavar="5.10|6.1|6.12|6.18|newest|all|PACKAGE",
 		       help="fetch Debian's kernel with apt-get download "
-		       "(newest: the highest 7.x in trixie-backports; all: "
-		       "6.1, 6.12, 6.18 and newest)")
+		       "(5.10: bullseye's LTS; newest: the highest 7.x in "
+		       "trixie-backports; all: 6.1, 6.12, 6.18 and newest)")
 	p.add_argument("-t", "--test", action="append", default=[],
 		       help="run only this test (repeatable)")
 	p.add_argument("--case", metavar="PATTERN",
