@@ -11,8 +11,12 @@
 
 set -u
 
-ME=$(basename "$0")
-HERE=$(cd "$(dirname "$0")" && pwd)
+# bash alone: a target without basename or dirname still gets told so
+ME=${0##*/}
+case $0 in
+*/*) HERE=$(cd "${0%/*}" && pwd) ;;
+*) HERE=$(pwd) ;;
+esac
 KSFT_SKIP=4
 
 usage()
@@ -127,8 +131,9 @@ is_seconds()
 # (lib/core/opts.c: [0.01, 600]).
 set_duration()
 {
-	is_seconds "$1" &&
-		awk -v d="$1" 'BEGIN { exit !(d >= 0.01 && d <= 600) }' ||
+	# without awk the bounds wait: the target_lacks line comes first
+	is_seconds "$1" && { ! command -v awk >/dev/null ||
+		awk -v d="$1" 'BEGIN { exit !(d >= 0.01 && d <= 600) }'; } ||
 		usage_error "$2 wants seconds in [0.01, 600], got '$1'"
 	export ZC_DURATION="$1"
 }
@@ -230,6 +235,69 @@ done
 [ "$summary" = 1 ] && [ "$per_test_log" = 1 ] &&
 	usage_error "-s and -p exclude each other (as in run_kselftest.sh)"
 
+# What the target must have (a lab's minimal rootfs: bash, iproute2,
+# busybox): the tools this script calls on every run, and those its
+# options and the kernel make it call. The binaries exec nothing (only
+# sendzc_notif's --peer-exec runs /bin/sh). A target without one is told
+# so in one line, exit 125, before anything runs: not a failed test.
+RUN_TOOLS="awk cat cut date dd dirname basename grep head ls mkdir mktemp mv paste rm rmdir sed seq setsid sha256sum sleep tail tee tr uname"
+
+# target_tools: the tools of RUN_TOOLS and of this run's options that
+# are not in PATH, as "ip (iproute2, for --pair), zcat"
+target_tools()
+{
+	local t out=""
+
+	for t in $RUN_TOOLS; do
+		command -v "$t" >/dev/null || out="$out, $t"
+	done
+	[ -z "$pair" ] || command -v ip >/dev/null ||
+		out="$out, ip (iproute2, for --pair)"
+	[ "$netns" = 0 ] || command -v unshare >/dev/null ||
+		out="$out, unshare (for --netns)"
+	[ ! -r /proc/config.gz ] || command -v zcat >/dev/null ||
+		out="$out, zcat (to read /proc/config.gz)"
+	# busybox's dd reads /dev/kmsg only through timeout(1)
+	if [ -r /dev/kmsg ] && ! command -v timeout >/dev/null &&
+	   ! dd if=/dev/null iflag=nonblock count=0 2>/dev/null; then
+		out="$out, timeout (dd here lacks iflag=nonblock, to read /dev/kmsg)"
+	fi
+	echo "${out#, }"
+}
+
+# binary_lacks TEST...: what the dynamic loader (or exec) says each
+# binary cannot start without, as "libbpf.so.1 (needed by xsk_bind)";
+# a binary built with ZC_SHARED=1 on another distribution shows it here.
+binary_lacks()
+{
+	local t err rc lib out=""
+
+	for t in "$@"; do
+		[ -x "$bin_dir/$t" ] || continue
+		err=$(cd "$bin_dir" && "./$t" --help 2>&1 >/dev/null </dev/null)
+		rc=$?
+		[ "$rc" = 126 ] || [ "$rc" = 127 ] || continue
+		err=${err%%$'\n'*}
+		if [[ "$err" =~ loading\ shared\ libraries:\ ([^:]+): ]]; then
+			lib=${BASH_REMATCH[1]}
+		elif [[ "$err" =~ version\ .([^\ ]+).\ not\ found ]]; then
+			lib=${BASH_REMATCH[1]}
+		else
+			lib=${err#./"$t": }
+		fi
+		out="$out, $lib (needed by $t)"
+	done
+	echo "${out#, }"
+}
+
+target_lacks()
+{
+	[ -z "$1" ] ||
+		harness_error "target lacks $1: no test ran (doc/running.md, Requirements)"
+}
+
+target_lacks "$(target_tools)"
+
 # --pair IFA,IFB (or ZC_PAIR): two devices the tests move into their
 # namespaces. A namespace that dies gives a real NIC back down, without
 # its addresses and routes, at the MTU the test set, and deletes a veth
@@ -280,7 +348,6 @@ pair_check()
 		usage_error "--pair wants IFA,IFB (two device names), got '$pair'"
 	pair_a=${pair%,*} pair_b=${pair#*,}
 	[ "$pair_a" != "$pair_b" ] || usage_error "--pair $pair: the two ports must differ"
-	command -v ip >/dev/null || usage_error "--pair needs ip(8) (iproute2)"
 	for p in "$pair_a" "$pair_b"; do
 		ip link show dev "$p" >/dev/null 2>&1 ||
 			usage_error "--pair $pair: no device '$p' here"
@@ -554,6 +621,7 @@ if [ "$list_only" = 1 ]; then
 	done
 	exit 0
 fi
+[ "$dry_run" = 1 ] || target_lacks "$(binary_lacks "${tests[@]}")"
 
 # The arguments of one test: KSELFTEST_<NAME>_ARGS as the kernel's
 # runner.sh reads it (split on blanks), then -t PATTERN per --case.
