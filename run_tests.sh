@@ -84,7 +84,7 @@ Exit: 0 every test passed or skipped, 1 a test failed (0 in kselftest
 mode; --check-config: 0 nothing missing, 1 options missing, 4 the kernel
 config not readable), 125 the harness
 could not do its job (a results folder it cannot write, another run in
-it, a full disk: no verdict), 130/143 stopped by SIGINT/SIGTERM, 128 usage
+it, a full disk, a tool or library the target lacks: no verdict), 130/143 stopped by SIGINT/SIGTERM, 128 usage
 error; with --baseline zc-compare's: 0 no regression, 1 regression, 125
 cannot decide (a run that failed for a reason outside the kernel, too few
 runs), and 128 for an unreadable baseline (a bisect stops on it).
@@ -268,24 +268,25 @@ target_tools()
 # binary_lacks TEST...: what the dynamic loader (or exec) says each
 # binary cannot start without, as "libbpf.so.1 (needed by xsk_bind)";
 # a binary built with ZC_SHARED=1 on another distribution shows it here.
+# LD_TRACE_LOADED_OBJECTS (what ldd does) makes the loader list the
+# libraries and exit before main: the binary itself does not run (a
+# script: its interpreter's list).
 binary_lacks()
 {
 	local t err rc lib out=""
 
 	for t in "$@"; do
 		[ -x "$bin_dir/$t" ] || continue
-		err=$(cd "$bin_dir" && "./$t" --help 2>&1 >/dev/null </dev/null)
+		err=$(cd "$bin_dir" && LD_TRACE_LOADED_OBJECTS=1 "./$t" --help 2>&1 </dev/null)
 		rc=$?
-		[ "$rc" = 126 ] || [ "$rc" = 127 ] || continue
-		err=${err%%$'\n'*}
-		if [[ "$err" =~ loading\ shared\ libraries:\ ([^:]+): ]]; then
-			lib=${BASH_REMATCH[1]}
-		elif [[ "$err" =~ version\ .([^\ ]+).\ not\ found ]]; then
-			lib=${BASH_REMATCH[1]}
-		else
-			lib=${err#./"$t": }
+		while read -r lib; do
+			out="$out, $lib (needed by $t)"
+		done < <(sed -n 's/^[[:space:]]*\([^ ]*\) => not found$/\1/p; s/^.*version `\([^'"'"']*\)'"'"' not found.*$/\1/p' <<<"$err")
+		# exec itself failed: another CPU's binary, a missing loader
+		if [ "$rc" = 126 ] || [ "$rc" = 127 ]; then
+			err=${err%%$'\n'*}
+			out="$out, a way to run $t (${err#*"./$t": })"
 		fi
-		out="$out, $lib (needed by $t)"
 	done
 	echo "${out#, }"
 }

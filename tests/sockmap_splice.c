@@ -296,7 +296,7 @@ static enum zc_pre pre_fionread(const struct zc_case *c, const struct row *row,
 		return ZC_SKIP;
 	if (zc_btf_has_type("tcp_bpf_ioctl"))
 		return ZC_RUN;
-	zc_why_set(why, "kernel lacks tcp_bpf_ioctl: FIONREAD does not count the sockmap ingress queue");
+	zc_why_set(why, "kernel lacks tcp_bpf_ioctl (\"bpf, sockmap: Fix FIONREAD for sockmap\", 2026): FIONREAD does not count the sockmap ingress queue");
 	return ZC_XFAIL;
 }
 
@@ -1005,7 +1005,7 @@ static enum zc_sm_probe_state splice_probe(struct ctx *cx)
 		blind_note("splice probe");
 	cx->probe = po.state;
 	if (po.state == ZC_SM_PROBE_UNSUPPORTED)
-		zc_why_set(&cx->probe_reason, "kernel lacks splice_read for sockmap ingress: %s with FIONREAD=%d",
+		zc_why_set(&cx->probe_reason, "kernel lacks splice_read for sockmap ingress: %s with FIONREAD=%d (in no release yet: kpatch/0001)",
 			   zc_sm_errname(po.err), po.inq);
 	else if (po.state == ZC_SM_PROBE_FAILED)
 		zc_why_set(&cx->probe_reason, "splice probe: %s", po.why.msg);

@@ -612,6 +612,10 @@ static int vrun_path(struct zc_vrun *run, struct zc_why *why)
 	if (s != SETUP_XDP)
 		return 0;
 	ret = xdp_set(ctx, true);
+	/* before 5.18 no kernel loads an xdp.frags program: EINVAL */
+	if (ret && zc_btf_has_member("bpf_prog_aux", "xdp_has_frags") == 0)
+		return zc_why_set(why, "kernel lacks XDP multi-buffer programs (BPF_F_XDP_HAS_FRAGS, 5.18): no XDP drop program on %s (%s)",
+				  ctx->sink.t.b.ifname, ctx->drv_b), ret;
 	if (ret)
 		return zc_why_set(why, "attach native XDP (frags) to the receiving device %s (%s): %s",
 				  ctx->sink.t.b.ifname, ctx->drv_b, strerror(-ret)), ret;

@@ -216,7 +216,7 @@ static enum zc_pre pre_features(const struct zc_case *c, const struct row *row,
 {
 	if (x->d.info_err != -ENOENT)
 		return ZC_RUN;
-	zc_why_set(why, "kernel lacks the netdev generic netlink family");
+	zc_why_set(why, "kernel lacks the netdev generic netlink family (6.3)");
 	return ZC_SKIP;
 }
 

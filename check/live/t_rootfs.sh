@@ -28,7 +28,8 @@ if [ -z "$bb" ] || [ -z "$ip_bin" ]; then
 fi
 
 root=$(mktemp -d /tmp/zc-check-rootfs-h4.$$.XXXXXX)
-trap 'rm -rf "$root"' EXIT
+# the mounts live in in_root's own namespace; never cross into one
+trap 'rm -rf --one-file-system "$root"' EXIT
 
 make -s -C "$TOP" O="$BUILD_DIR" NO_DEPS=1 install INSTALL_PATH="$root/zc" >/dev/null 2>&1
 bins=$(sed -n 's/^.*://p' "$root/zc/kselftest-list.txt" 2>/dev/null)

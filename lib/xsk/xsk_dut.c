@@ -190,6 +190,9 @@ void zc_xsk_dut_zc_lacks(const struct zc_xsk_dut *d, struct zc_why *why)
 {
 	if (d->zc_refused)
 		*why = d->refusal;
+	else if (d->info_err == -ENOENT)
+		zc_why_set(why, "%s: XDP_ZEROCOPY refused (xdp_features unknown: kernel lacks the netdev generic netlink family, 6.3)",
+			   d->driver);
 	else if (d->info_err)
 		zc_why_set(why, "%s: XDP_ZEROCOPY refused (xdp_features unknown: %s)",
 			   d->driver, strerror(-d->info_err));
