@@ -119,8 +119,20 @@ GLIBC_LIBS := -lpthread -lm -ldl -lrt -lc
 ifeq ($(ZC_SHARED),1)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lbpf -luring -lcap -lz) -lelf
 else
-PKG_LIBS := -Wl,-Bstatic $(filter-out $(GLIBC_LIBS),$(shell $(PKG_CONFIG) --static --libs $(PKGS) libelf 2>/dev/null || \
-	    echo -lbpf -luring -lcap -lelf -lz)) -Wl,-Bdynamic
+STATIC_LIBS := $(filter-out $(GLIBC_LIBS),$(shell $(PKG_CONFIG) --static --libs $(PKGS) libelf 2>/dev/null || \
+	       echo -lbpf -luring -lcap -lelf -lz))
+# Debian's -dev packages ship the .a files; other distributions keep
+# them apart (Fedora's *-static): a library without its archive links
+# shared, and make says which (an empty link finds the archive or not).
+# Only a make that links asks: not one that installs the packages first
+# and builds in a new make, nor clean, bpf or emit_tests.
+LINKS := $(if $(IN_KSFT)$(filter 1,$(NO_DEPS)),$(filter-out clean help emit_tests bpf deps check-deps,$(or $(MAKECMDGOALS),all)))
+NO_ARCHIVE := $(if $(LINKS),$(sort $(foreach l,$(filter -l%,$(STATIC_LIBS)),$(if $(shell $(CC) $(LDFLAGS) \
+	      $(USERLDFLAGS) -shared -nostdlib -o /dev/null -Wl,-Bstatic $(l) 2>/dev/null && echo y),,$(l)))))
+ifneq ($(NO_ARCHIVE),)
+$(warning no static archive for $(NO_ARCHIVE): linked shared, the installed tree needs those libraries on the target)
+endif
+PKG_LIBS := -Wl,-Bstatic $(filter-out $(NO_ARCHIVE),$(STATIC_LIBS)) -Wl,-Bdynamic $(NO_ARCHIVE)
 endif
 
 # In a kernel tree the tree's own UAPI headers (after "make headers")
