@@ -27,7 +27,6 @@ the job (not root, no apt, no kernel, the guest never got to run.tap);
 
 import argparse
 import gzip
-import json
 import os
 import re
 import shutil
@@ -262,23 +261,27 @@ def fill_job(values, tap_port, run_args):
 
 
 def lava_results(log_path):
-	"""LAVA's record: the results of lava-run's log, one JSON object a
-	line ({"dt": ..., "lvl": "results", "msg": {...}}), what a server
-	stores; and the errors the dispatcher logged."""
+	"""LAVA's record: the results of lava-run's log, what a server
+	stores, and the errors the dispatcher logged. A line is a YAML flow
+	mapping ({"dt": ..., "lvl": "results", "msg": {...}}), JSON but
+	where a value carries a tag (a test case's "starttc": ! "1343")."""
+	import yaml
+	load = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 	res, errors = [], []
 	with open(log_path, errors="replace") as f:
 		for line in f:
+			if not re.match(r'\{"dt": "[^"]*", "lvl": "(results|error)"',
+					line):
+				continue
 			try:
-				rec = json.loads(line)
-			except ValueError:
+				rec = yaml.load(line, Loader=load)
+			except yaml.YAMLError:
+				errors.append("unreadable log line: " + line[:120])
 				continue
-			if not isinstance(rec, dict):
-				continue
-			if rec.get("lvl") == "results" and \
-			   isinstance(rec.get("msg"), dict):
-				res.append(rec["msg"])
-			elif rec.get("lvl") == "error":
+			if rec.get("lvl") == "error":
 				errors.append(str(rec.get("msg")))
+			elif isinstance(rec.get("msg"), dict):
+				res.append(rec["msg"])
 	return res, errors
 
 
@@ -336,7 +339,7 @@ def compare(want, got):
 
 
 def parse_args(argv):
-	p = argparse.ArgumentParser(
+	p = zr.ArgParser(
 		prog=ME, description="Run the suite as a LAVA job with "
 		"lava-dispatcher's lava-run (qemu, TCG) and check LAVA's "
 		"record of the results against the guest's run.tap.",
@@ -356,12 +359,10 @@ def parse_args(argv):
 		       "/tmp/zc-lava.* directory)")
 	p.add_argument("--timeout", type=int, default=3600, metavar="SEC",
 		       help="stop lava-run after this long (default %(default)s)")
-	try:
-		return p.parse_args(argv)
-	except SystemExit as e:
-		if e.code:
-			sys.exit(EXIT_USAGE)
-		raise
+	p.add_argument("--report", metavar="DIR",
+		       help="only compare again what an earlier -o DIR holds "
+		       "(lava.log, run.tap.port): no root, nothing runs")
+	return p.parse_args(argv)
 
 
 def prepare(args, out):
@@ -420,8 +421,9 @@ def lava_run(files, out, timeout):
 		"lava-run exited %d" % r.returncode
 
 
-def verdict(out, logp):
-	"""Compare LAVA's record with the guest's run.tap; returns the exit."""
+def verdict(out, logp, tap_dir=None):
+	"""Compare LAVA's record with the guest's run.tap (written to
+	tap_dir, default out); returns the exit and the last line."""
 	recs, errors = lava_results(logp)
 	ours = {r["case"]: r for r in recs if
 		re.fullmatch(r"[0-9]+_" + re.escape(DEFINITION),
@@ -429,7 +431,7 @@ def verdict(out, logp):
 	job = [r for r in recs if r.get("definition") == "lava" and
 	       r.get("case") == "job"]
 	tap = guest_tap(os.path.join(out, "run.tap.port"),
-			os.path.join(out, "run.tap"))
+			os.path.join(tap_dir or out, "run.tap"))
 	if tap is None:
 		for e in errors[-3:]:
 			log("lava-run: " + e)
@@ -450,8 +452,30 @@ def verdict(out, logp):
 	return (0 if n >= k and not diffs else EXIT_BAD), line
 
 
+def report_again(d):
+	files = [os.path.join(d, f) for f in ("lava.log", "run.tap.port")]
+	for f in files:
+		if not os.path.isfile(f):
+			log("%s: no %s (not a lavacheck -o DIR)" %
+			    (d, os.path.basename(f)))
+			return EXIT_USAGE
+	tmp = tempfile.mkdtemp(prefix="zc-lava-report.")
+	try:
+		rc, line = verdict(d, files[0], tmp)
+	except (OSError, zr.InputError) as e:
+		log("%s: %s" % (d, e))
+		return EXIT_SKIP
+	finally:
+		shutil.rmtree(tmp, ignore_errors=True)
+	if line:
+		print(line)
+	return rc
+
+
 def main(argv):
 	args = parse_args(argv)
+	if args.report:
+		return report_again(args.report)
 	if os.geteuid() != 0:
 		log("needs root (apt-get install, lava-run): run it with sudo")
 		return EXIT_SKIP
