@@ -158,7 +158,8 @@ if python3 -c 'import yaml' 2>/dev/null; then
 	rc=$?
 	want="lavacheck: LAVA recorded $n test cases ($m with a measurement); run.tap has $k cases"
 	expect "lava.lavacheck_real_record # exit $rc, $n/$m/$k" [ "$rc" -eq 0 -a "$(tail -n 1 <<<"$out")" = "$want" ]
-	# the same record, doctored: one case's result, one case gone, one unit
+	# the same record, doctored: one case's result, one case gone, one
+	# unit, the job's own result gone
 	bad() {
 		rm -rf "$tmp/bad"; mkdir "$tmp/bad"
 		cp "$R/run.tap.port" "$tmp/bad/"
@@ -174,6 +175,8 @@ if python3 -c 'import yaml' 2>/dev/null; then
 		'sendzc_notif.tcp4.send_zc.lifetime: in run.tap (pass), not in'
 	expect "lava.lavacheck_unit_differs" bad 's/"units": "cpu-s\/GB"/"units": "s"/' \
 		'sendzc_notif.*LAVA measurement .* units s$'
+	expect "lava.lavacheck_job_not_passed" bad '/"case": "job", "definition": "lava"/d' \
+		"LAVA's job: no result"
 	rm -rf "$tmp/cut"; mkdir "$tmp/cut"
 	cp "$R/lava.log" "$tmp/cut/"
 	grep -v 'RUN-TAP-END' "$R/run.tap.port" >"$tmp/cut/run.tap.port"

@@ -441,6 +441,11 @@ def verdict(out, logp, tap_dir=None):
 		return EXIT_SKIP, None
 	want, k = expected(tap)
 	diffs = compare(want, ours)
+	# the results are all there, yet LAVA failed the job (a raise, a
+	# timeout, a boot it did not see end): not a run a lab would take
+	if not job or job[0].get("result") != "pass":
+		diffs.append("LAVA's job: %s" % (job[0].get("error_msg") or
+			     job[0].get("result") if job else "no result"))
 	for d in diffs[:20]:
 		print("lavacheck: DIFF " + d)
 	if len(diffs) > 20:
