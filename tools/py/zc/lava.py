@@ -94,6 +94,17 @@ class Skip(Exception):
 	"""This machine cannot run the job: exit 125, never a verdict."""
 
 
+def module(name):
+	"""A module lava-dispatcher's packages bring (python3-yaml,
+	python3-jinja2), for the python3 this runs on."""
+	import importlib
+	try:
+		return importlib.import_module(name)
+	except ImportError:
+		raise Skip("%s has no %s module (Debian: python3-%s)" %
+			   (sys.executable, name, name))
+
+
 def need_dispatcher():
 	if shutil.which("lava-run"):
 		return
@@ -143,7 +154,7 @@ def render_device(tdir, context, path):
 	"""The device dictionary, as a LAVA server renders it: a dictionary
 	that extends qemu.jinja2, with the job's context as its variables.
 	no_kvm: this machine has no KVM (the template's own switch)."""
-	import jinja2
+	jinja2 = module("jinja2")
 	env = jinja2.Environment(loader=jinja2.FileSystemLoader(tdir),
 				 trim_blocks=True, autoescape=False)
 	text = env.from_string("{% extends 'qemu.jinja2' %}\n").render(
@@ -235,7 +246,7 @@ def fill_job(values, tap_port, run_args):
 	needs: TCG on one thread (vmtest's reason: a stale translation of
 	patched kernel code oopses sound guests under multi-threaded TCG)
 	and a second serial port for the guest's copy of run.tap."""
-	import yaml
+	yaml = module("yaml")
 	with open(os.path.join(TOP, "lava", "job-qemu.yaml")) as f:
 		text = f.read()
 	for k, v in values.items():
@@ -265,7 +276,7 @@ def lava_results(log_path):
 	stores, and the errors the dispatcher logged. A line is a YAML flow
 	mapping ({"dt": ..., "lvl": "results", "msg": {...}}), JSON but
 	where a value carries a tag (a test case's "starttc": ! "1343")."""
-	import yaml
+	yaml = module("yaml")
 	load = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 	res, errors = [], []
 	with open(log_path, errors="replace") as f:
@@ -367,7 +378,7 @@ def parse_args(argv):
 
 def prepare(args, out):
 	"""Everything the job names, in out/; returns (job, device) paths."""
-	import yaml
+	yaml = module("yaml")
 	need_dispatcher()
 	tdir = device_templates()
 	cache = os.path.join(os.path.expanduser("~"), ".cache", "zc-vmtest")
@@ -411,14 +422,27 @@ def lava_run(files, out, timeout):
 			r.returncode, (r.stdout + r.stderr).strip().splitlines()[-1:])
 	log("lava-run (log: %s)" % logp)
 	with open(logp, "w") as f:
+		proc = subprocess.Popen(base + [files["job.yaml"]], stdout=f,
+					stderr=subprocess.STDOUT)
 		try:
-			r = subprocess.run(base + [files["job.yaml"]], stdout=f,
-					   stderr=subprocess.STDOUT,
-					   timeout=timeout)
-		except subprocess.TimeoutExpired:
+			rc = proc.wait(timeout=timeout)
+		except (subprocess.TimeoutExpired, KeyboardInterrupt) as e:
+			stop(proc)
+			if isinstance(e, KeyboardInterrupt):
+				raise
 			return logp, "lava-run still running after %d s" % timeout
-	return logp, None if r.returncode == 0 else \
-		"lava-run exited %d" % r.returncode
+	return logp, None if rc == 0 else "lava-run exited %d" % rc
+
+
+def stop(proc):
+	"""SIGTERM first: lava-run then stops its qemu and cleans its
+	directory under /var/lib/lava, which a SIGKILL would leave."""
+	proc.terminate()
+	try:
+		proc.wait(timeout=60)
+	except subprocess.TimeoutExpired:
+		proc.kill()
+		proc.wait()
 
 
 def verdict(out, logp, tap_dir=None):
@@ -467,7 +491,7 @@ def report_again(d):
 	tmp = tempfile.mkdtemp(prefix="zc-lava-report.")
 	try:
 		rc, line = verdict(d, files[0], tmp)
-	except (OSError, zr.InputError) as e:
+	except (OSError, zr.InputError, Skip) as e:
 		log("%s: %s" % (d, e))
 		return EXIT_SKIP
 	finally:
@@ -498,7 +522,11 @@ def main(argv):
 		return EXIT_SKIP
 	if why:
 		log(why)
-	rc, line = verdict(out, logp)
+	try:
+		rc, line = verdict(out, logp)
+	except (zr.InputError, Skip) as e:
+		log("the guest's run.tap: %s" % e)
+		rc, line = EXIT_SKIP, None
 	log("lava-dispatcher %s, %d s in all, files in %s" %
 	    (dispatcher_version(), time.time() - started, out))
 	if line:
@@ -507,4 +535,8 @@ def main(argv):
 
 
 def cli():
-	sys.exit(main(sys.argv[1:]))
+	try:
+		sys.exit(main(sys.argv[1:]))
+	except KeyboardInterrupt:
+		log("interrupted: no verdict")
+		sys.exit(EXIT_SKIP)
