@@ -331,6 +331,14 @@ vmcheck:
 vmcheck-icount:
 	@BUILD_DIR=$(OUTPUT) $(TOP)/check/vm/t_icount_spread.sh
 
+# LAVA's own dispatcher runs the suite (tools/lavacheck, doc/running.md
+# "LAVA"): lava-dispatcher from apt, lava/job-qemu.yaml on a Debian
+# kernel under TCG, LAVA's record of the results checked against the
+# guest's run.tap. Root (apt, lava-run), ~5 min here: never in CI.
+.PHONY: lavacheck
+lavacheck:
+	@$(TOP)/tools/lavacheck --build $(OUTPUT) $(LAVACHECK_ARGS)
+
 # The project's kernel patches seen both ways (kpatch/README.md): Debian's
 # linux-source-6.12 built without and with kpatch/*.patch, sockmap_splice
 # on each. Two kernel builds (ccache): never in CI.
@@ -377,6 +385,7 @@ help:
 	@echo 'USERLDFLAGS=, KHDR_INCLUDES=; CFLAGS= replaces only -O2 -g'
 	@echo 'make vmcheck            the suite on Debian 6.1, 6.12, 6.18 and 7.x kernels in qemu'
 	@echo 'make vmcheck-icount     4 instruction-counted boots (2 beside host CPU hogs): rates within 0.15 %'
+	@echo 'make lavacheck          the suite as a LAVA job run by lava-dispatcher (root; apt)'
 	@echo 'make kpatchcheck        sockmap_splice on Debian 6.12 built without and with kpatch/ (root)'
 	@echo 'make kbisectcheck       git bisect run over real kernel builds (vmtest --kernel-tree; long)'
 

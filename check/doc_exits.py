@@ -25,6 +25,7 @@ COMMANDS = [
 	("zc-power", [TOP + "/tools/zc-power"], r"zc-power"),
 	("zc-peer-bench", [TOP + "/tools/zc-peer-bench"], r"zc-peer-bench"),
 	("vmtest", [TOP + "/tools/vmtest"], r"(?<![-\w])vmtest\b(?!\.md)"),
+	("lavacheck", [TOP + "/tools/lavacheck"], r"(?<![-\w])lavacheck\b"),
 	("deps.sh", [TOP + "/tools/deps.sh"], r"deps\.sh"),
 	("run_checks.sh", [TOP + "/check/run_checks.sh"], r"run_checks\.sh"),
 	("zc-doctor", [BUILD + "/zc-doctor"], r"zc-doctor"),

@@ -19,6 +19,7 @@ COMMANDS = [
 	("zc-peer-bench", [TOP + "/tools/zc-peer-bench"], "doc/noise.md", "tools/zc-peer-bench"),
 	("zc-peer-outside", [TOP + "/tools/zc-peer-outside"], "doc/noise.md", "tools/zc-peer-outside"),
 	("vmtest", [TOP + "/tools/vmtest"], "doc/vmtest.md", "tools/vmtest"),
+	("lavacheck", [TOP + "/tools/lavacheck"], "doc/running.md", "tools/lavacheck"),
 	("deps.sh", [TOP + "/tools/deps.sh"], "doc/running.md", "tools/deps.sh"),
 	("zc-doctor", [BUILD + "/zc-doctor"], "doc/why-copies.md", "tools/zc-doctor"),
 ]

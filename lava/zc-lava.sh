@@ -5,8 +5,10 @@
 # case and metric with lava-test-case (lava/zc-selftests.yaml calls it).
 # Needs sh, awk and the tree's own needs (bash); no python3.
 #
-#   zc-lava.sh [-i DIR] [-o OUT] [-- RUN_TESTS_ARGS...]
-#       run DIR/run_tests.sh --out OUT, then report OUT/run.tap
+#   zc-lava.sh [-i DIR] [-o OUT] [-c FILE] [-- RUN_TESTS_ARGS...]
+#       run DIR/run_tests.sh --out OUT, then report OUT/run.tap;
+#       -c also writes run.tap to FILE (a second serial port, say)
+#       between @@ZC-LAVA-RUN-TAP-BEGIN@@ and @@ZC-LAVA-RUN-TAP-END@@
 #   zc-lava.sh --parse RUN.TAP
 #       print the results of a recorded run.tap, one line each, in
 #       result.txt's grammar (what tools/zc-results writes), no LAVA
@@ -118,6 +120,7 @@ report()
 }
 
 dir=/opt/zc
+copy=
 out=${TMPDIR:-/tmp}/zc-lava-results
 case "${1:-}" in
 --parse)
@@ -134,6 +137,8 @@ while [ $# -gt 0 ]; do
 		dir=$2; shift ;;
 	-o) [ $# -ge 2 ] || { echo "$ME: -o needs a directory" >&2; exit 128; }
 		out=$2; shift ;;
+	-c) [ $# -ge 2 ] || { echo "$ME: -c needs a file" >&2; exit 128; }
+		copy=$2; shift ;;
 	--) shift; break ;;
 	*) echo "$ME: unknown option '$1' (try --help)" >&2; exit 128 ;;
 	esac
@@ -144,6 +149,12 @@ done
 "$dir/run_tests.sh" --out "$out" "$@"
 echo "$ME: run_tests.sh exited $?"
 [ -r "$out/run.tap" ] || { echo "$ME: $out/run.tap missing: nothing to report" >&2; exit 125; }
+# A copy outside LAVA's record, for a check of that record (lavacheck);
+# the markers show a copy cut short.
+if [ -n "$copy" ]; then
+	{ echo "@@ZC-LAVA-RUN-TAP-BEGIN@@"; cat "$out/run.tap"; echo "@@ZC-LAVA-RUN-TAP-END@@"; } >"$copy" ||
+		echo "$ME: cannot write run.tap to $copy" >&2
+fi
 if command -v lava-test-case >/dev/null 2>&1; then
 	parse "$out/run.tap" | report
 else

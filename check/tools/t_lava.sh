@@ -5,7 +5,9 @@
 # fields LAVA reads, and lava/zc-lava.sh's reading of recorded runs: the
 # same results as tools/zc-results' result.txt for the same run.tap
 # (with busybox's sh and awk too: a target may have nothing else), and
-# the lava-test-case calls a run makes (issue 34, item 8).
+# the lava-test-case calls a run makes (issue 34, item 8); the step
+# that raises when the tree cannot run, and tools/lavacheck's reading of
+# a real lava-run's record against the guest's run.tap (issue 43).
 
 . "$(dirname "$0")/../lib.sh"
 
@@ -44,6 +46,18 @@ t = j["actions"][2]["test"]["definitions"][0]
 assert os.path.isfile(os.path.join(sys.argv[3], t["path"])), t["path"]
 assert t["name"] == m["name"], (t["name"], m["name"])
 assert set(t["parameters"]) <= set(d["params"]), t["parameters"]
+# a ramdisk LAVA appends its overlay and the tree to (lava-dispatcher's
+# AppendOverlays: cpio.newc), the tree where the definition looks
+imgs = j["actions"][0]["deploy"]["images"]
+rd = imgs["ramdisk"]
+assert rd["format"] == "cpio.newc" and rd["overlays"]["lava"] is True, rd
+zc = rd["overlays"]["zc"]
+assert zc["format"] == "tar" and zc["path"] == t["parameters"]["ZC_DIR"], zc
+assert "{ramdisk}" in rd["image_arg"] and "{kernel}" in imgs["kernel"]["image_arg"]
+# LAVA waits for "Linux version": a quiet kernel never prints it
+assert "quiet" not in imgs["kernel"]["image_arg"], imgs["kernel"]
+# zc-lava.sh's 125 (no tree, no run.tap) is raised, not a passing step
+assert any("zc-lava.sh" in s and "lava-test-raise" in s for s in steps), steps
 # every placeholder is one the header names
 text = open(sys.argv[2]).read()
 head = "".join(l for l in text.splitlines(True) if l.startswith("#"))
@@ -105,6 +119,76 @@ expect "lava.metric_call" grep -qE '^sockmap_splice\.plain\.read\.throughput --r
 expect "lava.names_lava_accepts" [ -z "$(cut -d' ' -f1 "$tmp/calls" | grep '[^A-Za-z0-9._-]')" ]
 "$L/zc-lava.sh" -i "$tmp/none" >/dev/null 2>&1
 expect "lava.no_tree_is_125" [ $? -eq 125 ]
+
+# -c: run.tap once more, whole and between the markers lavacheck reads
+PATH=$tmp/bin:$PATH "$L/zc-lava.sh" -i "$tmp/tree" -o "$tmp/out2" -c "$tmp/copy" >/dev/null 2>&1
+sed -n '/^@@ZC-LAVA-RUN-TAP-BEGIN@@$/,/^@@ZC-LAVA-RUN-TAP-END@@$/p' "$tmp/copy" | sed '1d;$d' >"$tmp/copy.tap"
+expect "lava.copy_is_run_tap" cmp -s "$tmp/copy.tap" "$FIX/suite.tap"
+
+# The definition's run step as LAVA's run.sh runs it (its params set
+# first): no tree is lava-test-raise, which LAVA shows as the job's error.
+if python3 -c 'import yaml' 2>/dev/null; then
+	step=$(python3 -c 'import sys, yaml
+d = yaml.safe_load(open(sys.argv[1]))
+print([s for s in d["run"]["steps"] if "zc-lava.sh" in s][0])' "$L/zc-selftests.yaml")
+	printf '#!/bin/sh\necho "raise: $*" >>"%s"\nexit 1\n' "$tmp/raised" >"$tmp/bin/lava-test-raise"
+	chmod +x "$tmp/bin/lava-test-raise"
+	(cd "$TOP" && PATH=$tmp/bin:$PATH ZC_DIR=$tmp/none ZC_OUT=$tmp/out3 ZC_TAP_COPY= ZC_ARGS= \
+		sh -c "$step") >/dev/null 2>&1
+	expect "lava.step_raises_without_tree" grep -q 'raise: zc-selftests could not run (zc-lava.sh exit 125' "$tmp/raised"
+else
+	skip "lava.step_raises_without_tree" "python3-yaml not installed (make deps)"
+fi
+
+# tools/lavacheck --report on a real lava-run's record (lava-dispatcher
+# 2023.01, sendzc_notif on Debian 6.12: its results and errors lines)
+# and the run.tap the guest copied to its second serial port: N and M
+# counted from LAVA's lines, K from zc-results' result.txt.
+LC=$TOP/tools/lavacheck
+R=$FIX/lavacheck
+if python3 -c 'import yaml' 2>/dev/null; then
+	n=$(grep -c '"definition": "0_zc-selftests"' "$R/lava.log")
+	m=$(grep '"definition": "0_zc-selftests"' "$R/lava.log" | grep -c '"measurement"')
+	mkdir "$tmp/rt"
+	sed -n '/^@@ZC-LAVA-RUN-TAP-BEGIN@@/,/^@@ZC-LAVA-RUN-TAP-END@@/p' "$R/run.tap.port" |
+		tr -d '\r' | sed '1d;$d' >"$tmp/rt/run.tap"
+	"$TOP/tools/zc-results" "$tmp/rt" >/dev/null 2>&1
+	k=$(awk 'NF == 2 && $1 != "zc/run.incomplete"' "$tmp/rt/result.txt" | grep -c .)
+	out=$("$LC" --report "$R" 2>&1)
+	rc=$?
+	want="lavacheck: LAVA recorded $n test cases ($m with a measurement); run.tap has $k cases"
+	expect "lava.lavacheck_real_record # exit $rc, $n/$m/$k" [ "$rc" -eq 0 -a "$(tail -n 1 <<<"$out")" = "$want" ]
+	# the same record, doctored: one case's result, one case gone, one
+	# unit, the job's own result gone
+	bad() {
+		rm -rf "$tmp/bad"; mkdir "$tmp/bad"
+		cp "$R/run.tap.port" "$tmp/bad/"
+		sed "$1" "$R/lava.log" >"$tmp/bad/lava.log"
+		out=$("$LC" --report "$tmp/bad" 2>&1)
+		rc=$?
+		[ "$rc" -eq 1 ] && grep -q "^lavacheck: DIFF $2" <<<"$out"
+	}
+	expect "lava.lavacheck_result_differs" bad \
+		's/\("case": "sendzc_notif.udp4.send_zc.lifetime", "definition": "0_zc-selftests", [^}]*"result": \)"pass"/\1"fail"/' \
+		'sendzc_notif.udp4.send_zc.lifetime: run.tap pass, LAVA fail'
+	expect "lava.lavacheck_case_missing" bad '/"case": "sendzc_notif.tcp4.send_zc.lifetime"/d' \
+		'sendzc_notif.tcp4.send_zc.lifetime: in run.tap (pass), not in'
+	expect "lava.lavacheck_unit_differs" bad 's/"units": "cpu-s\/GB"/"units": "s"/' \
+		'sendzc_notif.*LAVA measurement .* units s$'
+	expect "lava.lavacheck_job_not_passed" bad '/"case": "job", "definition": "lava"/d' \
+		"LAVA's job: no result"
+	rm -rf "$tmp/cut"; mkdir "$tmp/cut"
+	cp "$R/lava.log" "$tmp/cut/"
+	grep -v 'RUN-TAP-END' "$R/run.tap.port" >"$tmp/cut/run.tap.port"
+	"$LC" --report "$tmp/cut" >/dev/null 2>&1
+	expect "lava.lavacheck_tap_cut_short_is_125" [ $? -eq 125 ]
+else
+	skip "lava.lavacheck_real_record" "python3-yaml not installed (make deps)"
+fi
+"$LC" --report "$tmp/none" >/dev/null 2>&1
+expect "lava.lavacheck_report_not_a_dir_is_128" [ $? -eq 128 ]
+out=$("$LC" --bogus 2>&1)
+expect "lava.lavacheck_usage_is_128 # $out" [ $? -eq 128 -a "$(grep -c . <<<"$out")" -eq 1 ]
 "$L/zc-lava.sh" --bogus >/dev/null 2>&1
 expect "lava.usage_is_128" [ $? -eq 128 ]
 t_done

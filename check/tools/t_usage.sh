@@ -12,7 +12,7 @@ trap 'rm -f "$err"' EXIT
 
 cmds=("$TOP/run_tests.sh" "$TOP/tools/zc-compare" "$TOP/tools/zc-results"
       "$TOP/tools/zc-power" "$TOP/tools/vmtest" "$TOP/tools/zc-peer-bench"
-      "$TOP/tools/zc-peer-outside" "$TOP/tools/kpatchcheck"
+      "$TOP/tools/zc-peer-outside" "$TOP/tools/kpatchcheck" "$TOP/tools/lavacheck"
       "$TOP/tools/deps.sh" "$CHECK_DIR/run_checks.sh" "$BUILD_DIR/zc-doctor")
 for t in $(suite_tests); do
 	cmds+=("$BUILD_DIR/$t")

@@ -2,7 +2,7 @@
 """The suite's Python code that more than one program uses, as one
 package: results (the TAP and metric parser, results.json), compare
 (two runs' verdict), kconfig (merging config fragments), vmtest (the
-suite on other kernels in qemu).
+suite on other kernels in qemu), lava (the suite as a LAVA job).
 
 A tool in tools/ finds it with one line relative to its own real path,
 so a source tree and an installed tree (make install copies tools/py)
