@@ -34,8 +34,10 @@ apply (the last lines of the build log are printed).
 
 import argparse
 import base64
+import difflib
 import errno
 import fcntl
+import fnmatch
 import gzip
 import hashlib
 import io
@@ -2365,7 +2367,15 @@ def parse_args(argv):
 		if os.path.isdir(srcs) and not a.rev else []
 	for t in a.test:
 		if known and t not in known:
-			p.error("no test named '%s' (tests: %s)" % (t, " ".join(known)))
+			p.error("no test named '%s' (nearest: %s; tests: %s)" % (
+				t, nearest(t, known), " ".join(known)))
+	for k in a.kernel:
+		if not os.path.isfile(k):
+			p.error("--kernel %s: no such file" % k)
+	if a.modules and not os.path.isdir(a.modules):
+		p.error("--modules %s: no such directory" % a.modules)
+	if a.out and os.path.exists(a.out) and not os.path.isdir(a.out):
+		p.error("-o %s: not a directory" % a.out)
 	if a.case is not None and not re.match(r"^[A-Za-z0-9_.*?\[\]-]+$",
 						a.case):
 		p.error("--case wants a glob of case names, got '%s'" % a.case)
@@ -2382,7 +2392,119 @@ def parse_args(argv):
 	tree = hashlib.sha1(os.path.realpath(TOP).encode()).hexdigest()[:12]
 	a.build = os.path.abspath(a.build or
 				  os.path.join(a.cache, "build-" + tree))
+	if a.case is not None:
+		check_case(p, a, known)
 	return a
+
+
+def nearest(word, names):
+	"""The name closest to a mistyped word, for a one-line refusal."""
+	near = difflib.get_close_matches(word, names, 1, 0.0)
+	return near[0] if near else "none"
+
+
+def case_matches(pat, name):
+	"""zc_case_selected's rule (lib/core/runner.c): a glob, or a plain
+	substring when the pattern has no glob character."""
+	if fnmatch.fnmatchcase(name, pat):
+		return True
+	return not re.search(r"[*?[]", pat) and pat in name
+
+
+def newest_source():
+	"""mtime of the newest file a test binary is built from."""
+	newest = 0
+	for sub in ("tests", "lib", "bpf"):
+		for d, _, files in os.walk(os.path.join(TOP, sub)):
+			for f in files:
+				try:
+					newest = max(newest, os.path.getmtime(
+						os.path.join(d, f)))
+				except OSError:
+					pass
+	return newest
+
+
+def case_lists(dirs, tests, fresh=0):
+	"""{test: [case...]} from the --list of the binaries in the first of
+	dirs that holds every test built no older than fresh, else None
+	(nothing built yet, or built from older sources)."""
+	for d in dirs:
+		lists = {}
+		for t in tests:
+			b = os.path.join(d, t)
+			try:
+				if os.path.getmtime(b) < fresh:
+					break
+				r = subprocess.run([b, "--list"], capture_output=True,
+						   text=True, timeout=30,
+						   stdin=subprocess.DEVNULL)
+			except (OSError, subprocess.SubprocessError):
+				break
+			if r.returncode:
+				break
+			lists[t] = r.stdout.split()
+		else:
+			return lists
+	return None
+
+
+def case_problem(a, lists):
+	"""Why --case cannot run as given (one line), or None; with no -t,
+	a.test becomes the tests that have a matching case, so no binary in
+	a guest gets a pattern that selects nothing (its exit 128 would be
+	a failed test there)."""
+	hit = [t for t in sorted(lists)
+	       if any(case_matches(a.case, c) for c in lists[t])]
+	names = [c for t in sorted(lists) for c in lists[t]]
+	if not hit:
+		return "--case '%s' selects no case of %s (nearest: %s; see " \
+			"TEST --list)" % (a.case, ", ".join(sorted(lists)),
+					  nearest(a.case.strip("*?"), names))
+	miss = [t for t in sorted(lists) if t not in hit]
+	if a.test and miss:
+		return "--case '%s' selects no case of -t %s (nearest there: " \
+			"%s)" % (a.case, miss[0],
+				 nearest(a.case.strip("*?"), lists[miss[0]]))
+	if miss:
+		log("--case %s: running only %s (the tests with a matching "
+		    "case)" % (a.case, " ".join(hit)))
+		a.test = hit
+	return None
+
+
+def check_case(p, a, known):
+	"""--case against the suite's case list before anything is fetched,
+	built or created: the binaries vmtest builds into, else the work
+	tree's build/, when they are up to date with the sources. Without
+	them the check waits for the suite's build (check_case_built)."""
+	tests = a.test or known
+	if a.rev or not tests:
+		return
+	lists = case_lists([a.build, os.path.join(TOP, "build")], tests,
+			   newest_source())
+	if lists is None:
+		return
+	a.case_checked = True
+	why = case_problem(a, lists)
+	if why:
+		p.error(why)
+
+
+def check_case_built(args, suite, out, made):
+	"""--case against the binaries just built, before any guest boots,
+	when check_case had none to ask: 128, and the folder this run made
+	removed."""
+	if args.case is None or getattr(args, "case_checked", False):
+		return
+	known = read_text(os.path.join(suite, "kselftest-list.txt"))
+	tests = args.test or [l.split(":", 1)[-1] for l in known.split()]
+	lists = case_lists([suite], tests)
+	why = case_problem(args, lists) if lists else None
+	if why:
+		if made:
+			shutil.rmtree(out, ignore_errors=True)
+		die(why + " (try --help)", EXIT_USAGE)
 
 
 def main(argv):
@@ -2415,6 +2537,7 @@ def main(argv):
 			if t not in known:
 				die("no test named '%s' (tests: %s)" %
 				    (t, " ".join(known)), EXIT_USAGE)
+		check_case_built(args, suite, out, not args.out)
 		cols = []
 		if not args.no_host:
 			cols.append(run_host(args, suite, os.path.join(out, "host")))
@@ -2485,6 +2608,12 @@ def bisect_verdict(args, cols, skipped, out):
 		log("--baseline: cannot decide (exit 125): no results (%s)" %
 		    "; ".join(col["problems"]))
 		return 125
+	usage = guest_usage_errors(col["results"])
+	if usage:
+		log("--baseline: cannot decide (exit 125): %s exited 128 in the "
+		    "guest: a usage error of the harness (an option or --case "
+		    "pattern it refused), not the kernel's" % usage[0])
+		return 125
 	cmd = [ZC_COMPARE] + (["--strict"] if args.strict else []) + \
 		(["--allow-short"] if args.allow_short else []) + \
 		[x for g in args.only for x in ("--only", g)] + \
@@ -2500,6 +2629,21 @@ def bisect_verdict(args, cols, skipped, out):
 		return r.returncode
 	log("--baseline: zc-compare exited %d: cannot decide" % r.returncode)
 	return 125
+
+
+RE_GUEST_USAGE = re.compile(r"^not ok \d+ selftests: \S+: (\S+) # exit=128$",
+			    re.M)
+
+
+def guest_usage_errors(results):
+	"""The tests a guest's run_tests.sh saw exit 128 (usage): what the
+	harness asked of a binary, never a verdict on the kernel."""
+	bad = []
+	for d, _, files in os.walk(results):
+		if "run.tap" in files:
+			bad += RE_GUEST_USAGE.findall(read_text(os.path.join(
+				d, "run.tap")))
+	return bad
 
 
 def save_run(out, cols, skipped, bootfails=()):
