@@ -29,7 +29,9 @@ guest stuck at boot twice (stall reports, or no suite within
 counted the same way: a boot failure under this emulator, not a verdict.
 125 with --kernel-tree when the tree cannot be configured (an option of
 config did not survive olddefconfig) or built, or a --patch does not
-apply (the last lines of the build log are printed).
+apply (the last lines of the build log are printed), and whenever
+vmtest itself fails (an exception it did not expect: one line, the
+traceback kept in the -o folder or a temp file named there).
 """
 
 import argparse
@@ -53,6 +55,7 @@ import tarfile
 import tempfile
 import time
 
+import zc as zpkg
 from zc import TOP, kconfig as zk, results as zr
 
 ME = "vmtest"
@@ -287,8 +290,11 @@ def need_programs(args):
 	missing = []
 	if not shutil.which(qemu):
 		missing.append("qemu-system-x86")
-	if not find_busybox():
+	bb = find_busybox()
+	if not bb:
 		missing.append("busybox-static")
+	elif busybox_unusable(bb):
+		raise EnvSkip(busybox_unusable(bb))
 	if args.debian and not shutil.which("dpkg-deb"):
 		missing.append("dpkg")
 	if not missing:
@@ -311,11 +317,29 @@ def need_programs(args):
 
 
 def find_busybox():
-	for p in ("/bin/busybox", "/usr/bin/busybox"):
+	# ZC_VMTEST_BUSYBOX: a static busybox elsewhere (checks plant one)
+	env = os.environ.get("ZC_VMTEST_BUSYBOX")
+	for p in [env] if env else ("/bin/busybox", "/usr/bin/busybox"):
 		if os.path.isfile(p):
 			out = run(["ldd", p], capture_output=True, text=True)
 			if "not a dynamic" in out.stdout + out.stderr:
 				return p
+	return None
+
+
+def busybox_unusable(bb):
+	"""Why this host's static busybox cannot run (one of another
+	architecture installed over it: ENOEXEC), or None."""
+	try:
+		r = run([bb, "true"], capture_output=True, timeout=60)
+	except OSError as e:
+		return "host busybox %s cannot run: %s (another " \
+			"architecture's?)" % (bb, e.strerror or e)
+	except subprocess.TimeoutExpired:
+		return "host busybox %s: 'busybox true' hung" % bb
+	if r.returncode:
+		return "host busybox %s: 'busybox true' exited %d" % (
+			bb, r.returncode)
 	return None
 
 
@@ -1197,7 +1221,12 @@ def build_initramfs(kernel, suite, conf, args):
 		c.host_file(guest_path(lib), os.path.realpath(lib))
 	bb = find_busybox()
 	c.host_file("usr/bin/busybox", bb)
-	applets = run([bb, "--list"], capture_output=True, text=True).stdout
+	try:
+		applets = run([bb, "--list"], capture_output=True,
+			      text=True).stdout
+	except OSError as e:
+		raise EnvSkip("host busybox %s cannot run: %s" % (
+			bb, e.strerror or e))
 	for a in applets.split():
 		for d in ("usr/bin/", "usr/sbin/"):
 			if d + a in c.names:
@@ -2153,13 +2182,20 @@ records its clock (run.tap's "# provenance clock" line, results.json's
 comparability.clock); zc-compare refuses to judge an icount run against
 a wall-clock one.
 
-exit: 0 no kernel crashed, hung or failed a case; 1 one did; 2 set-up
-failed; 4 no kernel could run here (each a "vmtest: SKIP" line); 128
-usage error. With --baseline (a bisect step): 0 good, 1 bad (a
+Exit: 0 no kernel crashed, hung or failed a case; 1 one did; 2 set-up
+failed; 4 no kernel could run here for a reason of this machine (no
+qemu, a host busybox that cannot run, no network, no disk, too slow:
+each a "vmtest: SKIP" line); 125 --kernel-tree could not be configured
+or built, or vmtest itself failed (an exception it did not expect: one
+line, the traceback in the -o folder or a temp file); 128 usage error,
+checked before anything is fetched, built or created (an unknown -t,
+a --case that selects no case of the built binaries' --list: the
+nearest named). With --baseline (a bisect step): 0 good, 1 bad (a
 regression, or the kernel crashed or hung in the suite), 125 cannot
-decide (qemu did not start, the guest never reached the suite, too few
-repeats, different clocks, set-up failed), 128 usage error or an
-unreadable baseline, checked before anything boots.
+decide (no kernel could run, qemu did not start, the guest never
+reached the suite, a binary there exited 128, too few repeats,
+different clocks, set-up failed, vmtest failed), 128 usage error or
+an unreadable baseline.
 """
 
 
@@ -2167,10 +2203,7 @@ def parse_args(argv):
 	# Usage errors: one line, exit 128 (outside git bisect's 0-127 and
 	# 125, so a bisect stops instead of calling the kernel bad).
 	p = zr.ArgParser(
-		prog="vmtest", epilog=ICOUNT_HELP + "\nExit: 0 no kernel crashed, "
-		"hung or failed a case, 1 otherwise, 2 set-up error, 4 no kernel "
-		"could run for a reason of this machine, 125 --kernel-tree could "
-		"not be configured or built, 128 usage error.",
+		prog="vmtest", epilog=ICOUNT_HELP,
 		formatter_class=argparse.RawDescriptionHelpFormatter,
 		description="Run zc-selftests on other kernels in qemu and "
 		"print a matrix: one row per case, one column per kernel.")
@@ -2475,14 +2508,18 @@ def case_problem(a, lists):
 
 def check_case(p, a, known):
 	"""--case against the suite's case list before anything is fetched,
-	built or created: the binaries vmtest builds into, else the work
-	tree's build/, when they are up to date with the sources. Without
-	them the check waits for the suite's build (check_case_built)."""
+	built or created: the binaries vmtest builds into, else the
+	installed tree's or the work tree's build/, when they are up to
+	date with the sources. Without them the check waits for the suite's
+	build (check_case_built)."""
 	tests = a.test or known
 	if a.rev or not tests:
 		return
-	lists = case_lists([a.build, os.path.join(TOP, "build")], tests,
-			   newest_source())
+	# an installed tree holds its binaries beside run_tests.sh
+	dirs = [a.build, os.path.join(TOP, "build")]
+	if os.path.isfile(os.path.join(TOP, "kselftest-list.txt")):
+		dirs.insert(1, TOP)
+	lists = case_lists(dirs, tests, newest_source())
 	if lists is None:
 		return
 	a.case_checked = True
@@ -2523,6 +2560,7 @@ def main(argv):
 	out = args.out or tempfile.mkdtemp(prefix="zc-vmtest.", dir="/tmp")
 	os.makedirs(out, exist_ok=True)
 	out = os.path.abspath(out)
+	zpkg.trace_dir = out
 	kernels, skipped = find_kernels(args)
 	if not kernels and args.no_host:
 		save_run(out, [], skipped, args.bootfails)
