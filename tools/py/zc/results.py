@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 
+import zc as zpkg
 from zc import TOP
 
 FORMAT = "zc-results/1"
@@ -988,6 +989,7 @@ def main(argv):
 	if not os.path.isdir(d):
 		sys.stderr.write("zc-results: %s: not a directory\n" % d)
 		return EXIT_INPUT
+	zpkg.trace_dir = d
 	try:
 		old = previous_results(d)
 		run = parse_results_dir(d)

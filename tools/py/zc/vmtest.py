@@ -2564,8 +2564,12 @@ def main(argv):
 	kernels, skipped = find_kernels(args)
 	if not kernels and args.no_host:
 		save_run(out, [], skipped, args.bootfails)
-		return report(zr, args, [], out, time.time() - started, skipped,
-			      args.bootfails)
+		rc = report(zr, args, [], out, time.time() - started, skipped,
+			    args.bootfails)
+		# a bisect step whose kernel this machine could not run
+		if args.baseline is not None:
+			return bisect_verdict(args, [], skipped, out)
+		return rc
 	stage = tempfile.mkdtemp(prefix="zc-vmtest-stage.", dir="/tmp")
 	try:
 		suite = build_suite(args, stage)
