@@ -60,7 +60,7 @@ else
 		--kernel "$TMP/none" --case 'udp4.send_zc.not*' >"$OUT" 2>&1
 	grep -q "no such file" "$OUT" && ok "vmtest_args.case_match_passes" ||
 		not_ok "vmtest_args.case_match_passes" "$(cat "$OUT")"
-	python3 - "$TOP" "$BUILD_DIR" >"$OUT" 2>&1 <<'PY'
+	python3 - "$TOP" "$BUILD_DIR" "$TMP/host" >"$OUT" 2>&1 <<'PY'
 import sys
 sys.dont_write_bytecode = True
 sys.path.insert(0, sys.argv[1] + "/tools/py")
@@ -71,12 +71,20 @@ assert a.test == ["tap_copy"], a.test
 a = v.parse_args(["--debian", "6.12", "--build", sys.argv[2],
 		  "--case", "notap"])
 assert "tap_copy" in a.test and "xsk_bind" not in a.test, a.test
+# the host column runs the same cases (run_tests.sh --case TEST/PAT)
+seen = []
+v.run = lambda cmd, **kw: seen.append(cmd) or type("R", (), {"returncode": 0})
+a = v.parse_args(["--debian", "6.12", "--build", sys.argv[2],
+		  "--case", "udp4.send_zc.not*"])
+v.run_host(a, "/nonexistent", sys.argv[3])
+assert seen and seen[0][-4:] == ["-t", "tap_copy", "--case",
+				 "tap_copy/udp4.send_zc.not*"], seen
 assert v.case_matches("udp4.*.notap", "udp4.send_zc.notap")
 assert v.case_matches("send_zc", "udp4.send_zc.notap")
 assert not v.case_matches("send_zc*", "udp4.send_zc.notap")
 PY
-	[ $? -eq 0 ] && ok "vmtest_args.case_narrows_tests" ||
-		not_ok "vmtest_args.case_narrows_tests" "$(tail -n 3 "$OUT")"
+	[ $? -eq 0 ] && ok "vmtest_args.case_narrows_tests_and_host" ||
+		not_ok "vmtest_args.case_narrows_tests_and_host" "$(tail -n 3 "$OUT")"
 fi
 refused "vmtest_args.test_nearest" "no test named 'sendzc_notf' \(nearest: sendzc_notif" \
 	--debian 6.12 -t sendzc_notf

@@ -1819,6 +1819,9 @@ def run_host(args, suite, workdir):
 		cmd += ["-r", args.repeat]
 	for t in args.test:
 		cmd += ["-t", t]
+		# the runner's form of --case (ZC_CASE in a guest)
+		if args.case:
+			cmd += ["--case", "%s/%s" % (t, args.case)]
 	env = dict(os.environ)
 	env.pop("ZC_PAIR", None)	# never on the host
 	env.pop("ZC_CLOCK", None)	# the host runs on the wall clock
@@ -2502,7 +2505,7 @@ def case_problem(a, lists):
 	if miss:
 		log("--case %s: running only %s (the tests with a matching "
 		    "case)" % (a.case, " ".join(hit)))
-		a.test = hit
+	a.test = hit
 	return None
 
 
