@@ -1405,7 +1405,9 @@ def parse_args(argv):
 			 "zc-selftests runs.", epilog="Exit (for git bisect run): 0 "
 			 "no regression, 1 regression, 125 cannot decide (too few "
 			 "runs, different clocks, an input missing, unreadable or "
-			 "not this suite's, nothing comparable), 128 usage error "
+			 "not this suite's, nothing comparable, a case skipped "
+			 "for the environment or the harness, zc-compare itself "
+			 "failed: one line, the traceback kept), 128 usage error "
 			 "(stops a bisect).")
 	p.add_argument("base", metavar="BASE", help="results dir, results.json, "
 		       "TAP log, or a dir of results dirs (runs pooled)")

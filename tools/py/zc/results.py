@@ -977,7 +977,8 @@ def parse_args(argv):
 		      epilog="Exit: 0 files written, 125 input it cannot use "
 		      "(no usable logs, not this suite's output, a results.json "
 		      "of an unknown format) or a write that failed (one line "
-		      "says which), 128 usage error.")
+		      "says which), or zc-results itself failed (one line, the "
+		      "traceback in DIR), 128 usage error.")
 	p.add_argument("dir", metavar="DIR", help="a results directory "
 		       "(DIR/<test>.log and DIR/run.tap)")
 	return p.parse_args(argv[1:])
