@@ -79,6 +79,18 @@ a = v.parse_args(["--debian", "6.12", "--build", sys.argv[2],
 v.run_host(a, "/nonexistent", sys.argv[3])
 assert seen and seen[0][-4:] == ["-t", "tap_copy", "--case",
 				 "tap_copy/udp4.send_zc.not*"], seen
+# No binary to ask before the build: asked of the suite just built,
+# before any guest boots; the folder this run made is removed.
+import os
+a = v.parse_args(["--debian", "6.12", "--build", sys.argv[2]])
+a.case = "nomatch_zz*"
+out = sys.argv[3] + ".out"
+os.makedirs(out)
+try:
+	v.check_case_built(a, sys.argv[2], out, True)
+	raise AssertionError("check_case_built let 'nomatch_zz*' through")
+except SystemExit as e:
+	assert e.code == 128 and not os.path.exists(out), (e.code, out)
 assert v.case_matches("udp4.*.notap", "udp4.send_zc.notap")
 assert v.case_matches("send_zc", "udp4.send_zc.notap")
 assert not v.case_matches("send_zc*", "udp4.send_zc.notap")
