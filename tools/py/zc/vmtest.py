@@ -291,10 +291,11 @@ def need_programs(args):
 	if not shutil.which(qemu):
 		missing.append("qemu-system-x86")
 	bb = find_busybox()
+	why = busybox_unusable(bb) if bb else None
 	if not bb:
 		missing.append("busybox-static")
-	elif busybox_unusable(bb):
-		raise EnvSkip(busybox_unusable(bb))
+	elif why:
+		raise EnvSkip(why)
 	if args.debian and not shutil.which("dpkg-deb"):
 		missing.append("dpkg")
 	if not missing:
