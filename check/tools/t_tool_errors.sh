@@ -6,7 +6,8 @@
 # module this machine lacks, a host busybox that cannot run (another
 # architecture's installed over it: ENOEXEC) exit 125 with one line
 # naming it, the traceback kept, never 1 (git bisect run's "bad").
-# Each cause is planted and the tools' real code paths run into it.
+# Each cause is planted (qemu and apt-get off PATH too) and the tools'
+# real code paths run into it.
 
 . "$(dirname "$0")/../lib.sh"
 
@@ -106,6 +107,22 @@ ZC_VMTEST_BUSYBOX=$TMP/busybox timeout 120 "$TOP/tools/vmtest" --debian 6.12 \
 rc=$?
 [ "$rc" -eq 4 ] && grep -q "SKIP" "$OUT" && ok "tool_errors.busybox_enoexec_matrix_skip" ||
 	not_ok "tool_errors.busybox_enoexec_matrix_skip" "exit $rc" "$(tail -n 5 "$OUT")"
+
+# No qemu on this host, and no apt-get to fetch it (a PATH of /usr/bin
+# without them): the bisect step cannot decide (125), before any
+# download.
+mkdir "$TMP/bin"
+for f in /usr/bin/*; do
+	case ${f##*/} in qemu-system-*|apt-get|apt) continue ;; esac
+	ln -s "$f" "$TMP/bin/${f##*/}"
+done
+ln -sf "$(python3 -c 'import sys; print(sys.executable)')" "$TMP/bin/python3"
+PATH=$TMP/bin:/usr/sbin timeout 120 "$TOP/tools/vmtest" --debian 6.12 \
+	--baseline "$TMP/base" -o "$TMP/nq" --cache "$TMP/nqcache" >"$OUT" 2>&1
+rc=$?
+[ "$rc" -eq 125 ] && grep -q "cannot decide (exit 125): missing: qemu-system-x86" "$OUT" &&
+	[ ! -e "$TMP/nqcache" ] && ok "tool_errors.no_qemu_baseline_125" ||
+	not_ok "tool_errors.no_qemu_baseline_125" "exit $rc" "$(tail -n 5 "$OUT")"
 
 # The initramfs writer itself, handed that busybox (its ENOEXEC is the
 # path the issue's traceback came from): a skip of this machine.
