@@ -812,14 +812,20 @@ def transition(b, n, known_skips):
 		return "unchanged", ""
 	if ns in BAD and bs not in BAD:
 		return "regressed", ""
-	# A cause outside the kernel (a foreign packet tap, a missing
-	# capability, an option the build left out, memlock, a device's
-	# features) explains the skip: the run cannot judge the kernel,
-	# whatever BASE said (zc-results ENV_SKIP).
-	cause = zr.environment_cause(n["reason"]) if ns == "skip" else None
-	if cause:
-		return "environment", "skipped for the environment (%s): " \
-			"cannot judge" % cause
+	# The skip's class, as the binary printed it (zc-results
+	# SKIP_CLASSES), else as its reason reads: a cause outside the
+	# kernel (a foreign packet tap, a missing capability, an option the
+	# build left out, a sysctl, a device's features; or the suite's own
+	# harness: starved, stalled, interrupted) cannot judge the kernel,
+	# whatever BASE said. Only a kernel-class skip can regress.
+	cls, origin = zr.skip_class(n) if ns == "skip" else (None, None)
+	if cls in ("environment", "harness"):
+		return cls, "skipped for the %s (%s): cannot judge" % (
+			cls, "skip-class " + cls if origin == "line"
+			else origin)
+	if cls == "kernel" and bs in GOOD:
+		return "regressed", "skipped for what the kernel lacks " \
+			"(skip-class kernel)"
 	if ns == "skip":
 		if bs in GOOD and norm_reason(n["reason"]) not in known_skips:
 			return "regressed", "skipped for a new reason"
@@ -833,7 +839,8 @@ def missing_case(key, c, new):
 	"""A BASE case absent from NEW: its test skipped whole, or lost it."""
 	t = new["tests"].get(c.get("test"))
 	if t and t["status"] == "skip":
-		return {"status": "skip", "reason": t["reason"]}
+		return dict({"status": "skip", "reason": t["reason"]},
+			    **({"class": t["class"]} if "class" in t else {}))
 	if t:
 		why = "not reported; test %s%s" % (
 			t["status"], ": " + t["reason"] if t["reason"] else "")
@@ -902,6 +909,18 @@ def count(rows, key="verdict"):
 	return c
 
 
+def outside_line(rows):
+	"""'cannot decide' for skips of a cause outside the kernel: how many
+	of each class, and the first case with its reason."""
+	n = count(rows)
+	parts = ["%d case(s) skipped for the %s" % (n[c], c)
+		 for c in ("environment", "harness") if n.get(c)]
+	first = rows[0]
+	return "cannot decide: %s (a cause outside the kernel): %s %s: %s" % (
+		", ".join(parts), first["kind"], first["id"],
+		first["new_reason"] or first["why"])
+
+
 def decide(metrics, status, strict, allow_short=False, min_runs=MIN_RUNS):
 	"""(exit code, one-line result) from the verdict rows."""
 	nmet = sum(r["verdict"] == "regressed" for r in metrics)
@@ -909,10 +928,10 @@ def decide(metrics, status, strict, allow_short=False, min_runs=MIN_RUNS):
 	if nmet or nst:
 		return EXIT_REGRESSION, "REGRESSION: %d status change(s), %d " \
 			"metric(s) regressed" % (nst, nmet)
-	nenv = sum(r["verdict"] == "environment" for r in status)
-	if nenv:
-		return EXIT_UNDECIDED, "cannot decide: %d case(s) skipped for " \
-			"the environment (a cause outside the kernel)" % nenv
+	outside = [r for r in status if r["verdict"] in ("environment",
+							  "harness")]
+	if outside:
+		return EXIT_UNDECIDED, outside_line(outside)
 	decided = sum(r["verdict"] in ("unchanged", "improved", "changed")
 		      for r in metrics)
 	ran = sum(r["base"] not in ("skip", "-") and
@@ -1153,14 +1172,15 @@ def text_report(rep, out, show_all=False):
 
 
 VERDICT_ORDER = ["regressed", "improved", "noisy", "insufficient", "changed",
-		 "environment", "missing", "added", "not-run", "derived",
-		 "shown", "speed", "unchanged"]
+		 "environment", "harness", "missing", "added", "not-run",
+		 "derived", "shown", "speed", "unchanged"]
 COLORS = {"regressed": "#c0392b", "improved": "#1e8449",
 	  "unchanged": "#5d6d7e", "noisy": "#b9770e",
 	  "insufficient": "#b9770e", "changed": "#2e86c1",
 	  "added": "#2e86c1", "missing": "#7d3c98", "derived": "#5d6d7e",
 	  "not-run": "#5d6d7e",
-	  "shown": "#5d6d7e", "speed": "#5d6d7e", "environment": "#b9770e"}
+	  "shown": "#5d6d7e", "speed": "#5d6d7e", "environment": "#b9770e",
+	  "harness": "#b9770e"}
 
 
 def svg_chart(r):
@@ -1385,7 +1405,9 @@ def parse_args(argv):
 			 "zc-selftests runs.", epilog="Exit (for git bisect run): 0 "
 			 "no regression, 1 regression, 125 cannot decide (too few "
 			 "runs, different clocks, an input missing, unreadable or "
-			 "not this suite's, nothing comparable), 128 usage error "
+			 "not this suite's, nothing comparable, a case skipped "
+			 "for the environment or the harness, zc-compare itself "
+			 "failed: one line, the traceback kept), 128 usage error "
 			 "(stops a bisect).")
 	p.add_argument("base", metavar="BASE", help="results dir, results.json, "
 		       "TAP log, or a dir of results dirs (runs pooled)")

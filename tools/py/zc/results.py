@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 
+import zc as zpkg
 from zc import TOP
 
 FORMAT = "zc-results/1"
@@ -169,6 +170,29 @@ ENV_SKIP = (
 )
 ENV_SKIP_RE = [(what, re.compile(rx)) for what, rx in ENV_SKIP]
 
+# A skip's class, decided where the skip is raised: the line
+# "# skip-class NAME CLASS" right before NAME's SKIP result ("*" for a
+# whole binary; "selftests: C: TEST" for a test the runner skipped).
+# Only a kernel-class skip can be a regression; the other two say the run
+# could not judge the kernel (zc-compare: cannot decide).
+SKIP_CLASSES = ("kernel", "environment", "harness")
+RE_SKIP_CLASS = re.compile(r"^skip-class (.+) (\S+)$")
+
+# Logs written before the class lines (old baselines): the reason texts
+# of the suite's own harness skips and of environment skips that
+# ENV_SKIP does not cover.
+LEGACY_SKIP = (
+	("harness", "starved", r"^starved:"),
+	("harness", "harness stall", r"^harness stall:"),
+	("harness", "interrupted", r"^interrupted\b"),
+	("harness", "not the kernel's", r"\bnot the kernel's\b"),
+	("environment", "sysctl", r"\bIPv6 disabled\b|"
+	 r"\bdisable_ipv6=[1-9]"),
+	("environment", "device features", r"\bxdp_features unknown\b"),
+)
+LEGACY_SKIP_RE = [(cls, what, re.compile(rx)) for cls, what, rx in
+		  LEGACY_SKIP]
+
 
 def environment_cause(reason):
 	"""What of the environment a skip reason names, or None when it is
@@ -179,6 +203,30 @@ def environment_cause(reason):
 		if rx.search(reason):
 			return what
 	return None
+
+
+def reason_class(reason):
+	"""(class, what) a skip reason alone says, for logs without a
+	skip-class line: ("harness"|"environment", cause) or (None, None)
+	when the text names no cause outside the kernel."""
+	if not isinstance(reason, str):
+		return None, None
+	for cls, what, rx in LEGACY_SKIP_RE:
+		if rx.search(reason):
+			return cls, what
+	what = environment_cause(reason)
+	return ("environment", what) if what else (None, None)
+
+
+def skip_class(entry):
+	"""(class, "line") of a skipped case or test whose log printed its
+	class, else (class, the cause its reason names), else (None, None):
+	today's rule for an unclassified skip."""
+	cls = entry.get("class")
+	if cls in SKIP_CLASSES:
+		return cls, "line"
+	cls, what = reason_class(entry.get("reason"))
+	return (cls, what) if cls else (None, None)
 
 
 def parse_float(s):
@@ -280,6 +328,8 @@ class TestLog:
 		self.lines = 0
 		self.bail = None
 		self.unusable = None	# why no comparison can use this log
+		self.skip_class = None	# (name, class) of the next SKIP line
+		self.skip_all_class = None
 
 	def feed(self, line):
 		line = line.rstrip("\r\n")
@@ -301,6 +351,7 @@ class TestLog:
 			d = m.group(3) or ""
 			if self.plan == 0 and d.upper().startswith("SKIP"):
 				self.skip_all = d[4:].strip()
+			self.skip_class = None
 
 	def _diag(self, text):
 		word, _, rest = text.partition(" ")
@@ -325,6 +376,15 @@ class TestLog:
 			self.zcmode[z.pop("name")] = z
 		elif word == "config:" or text.startswith("config:"):
 			self.config.append(text.partition(":")[2].strip())
+		elif word == "skip-class":
+			m = RE_SKIP_CLASS.match(text)
+			if not m or m.group(2) not in SKIP_CLASSES:
+				self.warnings.append("bad skip-class line: " +
+						     text[:80])
+				return
+			self.skip_class = (m.group(1).strip(), m.group(2))
+			if m.group(1).strip() == "*":
+				self.skip_all_class = m.group(2)
 		elif RE_TOTALS.match(text):
 			self.totals = dict((k, int(v)) for k, v in
 					   re.findall(r"(\w+):(\d+)", text))
@@ -339,6 +399,14 @@ class TestLog:
 		if not name:
 			name = "case%d" % (len(self.cases) + 1)
 		self.cases[name] = {"status": status, "reason": reason[:300]}
+		if status == "skip":
+			# only the line right before this result names it
+			cls = self.skip_class
+			if cls and cls[0] == name:
+				self.cases[name]["class"] = cls[1]
+			elif self.skip_all_class:
+				self.cases[name]["class"] = self.skip_all_class
+		self.skip_class = None
 		self.diag = []
 
 	def has_content(self):
@@ -350,6 +418,18 @@ class TestLog:
 		Totals: the binary was killed (or its output lost), no verdict."""
 		return self.plan is not None and len(self.cases) < self.plan and \
 			self.bail is None and self.totals is None
+
+	def test_class(self):
+		"""The class of the whole binary's skip: its '*' line, else
+		the one class its skipped cases share when none is kernel's
+		or unknown (then each case's reason speaks for itself)."""
+		if self.skip_all_class:
+			return self.skip_all_class
+		got = set(c.get("class") for c in self.cases.values()
+			  if c["status"] == "skip")
+		if not got or None in got or "kernel" in got:
+			return None
+		return "harness" if got == {"harness"} else "environment"
 
 	def guess_name(self):
 		"""Test name from the first dot component of metric names."""
@@ -424,12 +504,16 @@ def add_zcmode(zcmodes, test, name, z):
 	zcmodes[key] = dict(z, test=test, name=name)
 
 
-def add_test(run, test, log, status=None, reason=""):
-	"""Merge one test's log into run; status/reason from the runner win."""
+def add_test(run, test, log, status=None, reason="", cls=None):
+	"""Merge one test's log into run; status/reason (and the class of a
+	skip) from the runner win."""
 	own_status, own_reason = log.status() if log else ("unknown", "")
 	final = status or own_status
 	t = {"status": final,
 	     "reason": reason or (own_reason if final == own_status else "")}
+	cls = cls or (log.test_class() if log else None)
+	if final == "skip" and cls:
+		t["class"] = cls
 	if log:
 		t["config"] = log.config
 		if log.totals:
@@ -451,6 +535,10 @@ def add_test(run, test, log, status=None, reason=""):
 	if old and not log:
 		keep = old["reason"] if old["status"] == final else ""
 		old.update(status=final, reason=reason or keep)
+		if final != "skip":
+			old.pop("class", None)
+		elif cls:
+			old["class"] = cls
 	else:
 		run["tests"][test] = t
 
@@ -481,6 +569,9 @@ def is_runner_output(lines):
 
 
 RE_PROVENANCE = re.compile(r"^# provenance ([a-z0-9_]+) ?(.*)$")
+# The runner's class of a test it reports as skipped itself.
+RE_RUNNER_CLASS = re.compile(r"^# skip-class selftests: (\S+): (\S+) "
+			     r"(kernel|environment|harness)$")
 
 
 def parse_runner(lines, run, skip_tests=(), path="runner output"):
@@ -493,6 +584,7 @@ def parse_runner(lines, run, skip_tests=(), path="runner output"):
 	n_ours = 0
 	prov = {}
 	plan, done, bail = None, [], None
+	runner_cls = None
 	for line in lines:
 		line = line.rstrip("\r\n")
 		pm = RE_PROVENANCE.match(line)
@@ -516,6 +608,10 @@ def parse_runner(lines, run, skip_tests=(), path="runner output"):
 			cur, cur_name = TestLog(), hdr.group(2)
 			n_ours += 1
 			continue
+		cm = RE_RUNNER_CLASS.match(line)
+		if cm:
+			runner_cls = cm.groups()
+			continue
 		res = runner_result(line, collection=True)
 		if res:
 			coll, name, status, reason = res
@@ -527,7 +623,10 @@ def parse_runner(lines, run, skip_tests=(), path="runner output"):
 			log = cur if cur_name == name else None
 			if name in skip_tests:
 				log = None
-			add_test(run, name, log, status, reason)
+			cls = runner_cls[2] if runner_cls and \
+				runner_cls[:2] == (coll, name) else None
+			runner_cls = None
+			add_test(run, name, log, status, reason, cls)
 			done.append(name)
 			cur, cur_name = None, None
 			continue
@@ -878,7 +977,8 @@ def parse_args(argv):
 		      epilog="Exit: 0 files written, 125 input it cannot use "
 		      "(no usable logs, not this suite's output, a results.json "
 		      "of an unknown format) or a write that failed (one line "
-		      "says which), 128 usage error.")
+		      "says which), or zc-results itself failed (one line, the "
+		      "traceback in DIR), 128 usage error.")
 	p.add_argument("dir", metavar="DIR", help="a results directory "
 		       "(DIR/<test>.log and DIR/run.tap)")
 	return p.parse_args(argv[1:])
@@ -890,6 +990,7 @@ def main(argv):
 	if not os.path.isdir(d):
 		sys.stderr.write("zc-results: %s: not a directory\n" % d)
 		return EXIT_INPUT
+	zpkg.trace_dir = d
 	try:
 		old = previous_results(d)
 		run = parse_results_dir(d)

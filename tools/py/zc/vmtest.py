@@ -29,13 +29,17 @@ guest stuck at boot twice (stall reports, or no suite within
 counted the same way: a boot failure under this emulator, not a verdict.
 125 with --kernel-tree when the tree cannot be configured (an option of
 config did not survive olddefconfig) or built, or a --patch does not
-apply (the last lines of the build log are printed).
+apply (the last lines of the build log are printed), and whenever
+vmtest itself fails (an exception it did not expect: one line, the
+traceback kept in the -o folder or a temp file named there).
 """
 
 import argparse
 import base64
+import difflib
 import errno
 import fcntl
+import fnmatch
 import gzip
 import hashlib
 import io
@@ -51,6 +55,7 @@ import tarfile
 import tempfile
 import time
 
+import zc as zpkg
 from zc import TOP, kconfig as zk, results as zr
 
 ME = "vmtest"
@@ -289,8 +294,12 @@ def need_programs(args):
 	missing = []
 	if not shutil.which(qemu):
 		missing.append("qemu-system-x86")
-	if not find_busybox():
+	bb = find_busybox()
+	why = busybox_unusable(bb) if bb else None
+	if not bb:
 		missing.append("busybox-static")
+	elif why:
+		raise EnvSkip(why)
 	if args.debian and not shutil.which("dpkg-deb"):
 		missing.append("dpkg")
 	if not missing:
@@ -313,11 +322,29 @@ def need_programs(args):
 
 
 def find_busybox():
-	for p in ("/bin/busybox", "/usr/bin/busybox"):
+	# ZC_VMTEST_BUSYBOX: a static busybox elsewhere (checks plant one)
+	env = os.environ.get("ZC_VMTEST_BUSYBOX")
+	for p in [env] if env else ("/bin/busybox", "/usr/bin/busybox"):
 		if os.path.isfile(p):
 			out = run(["ldd", p], capture_output=True, text=True)
 			if "not a dynamic" in out.stdout + out.stderr:
 				return p
+	return None
+
+
+def busybox_unusable(bb):
+	"""Why this host's static busybox cannot run (one of another
+	architecture installed over it: ENOEXEC), or None."""
+	try:
+		r = run([bb, "true"], capture_output=True, timeout=60)
+	except OSError as e:
+		return "host busybox %s cannot run: %s (another " \
+			"architecture's?)" % (bb, e.strerror or e)
+	except subprocess.TimeoutExpired:
+		return "host busybox %s: 'busybox true' hung" % bb
+	if r.returncode:
+		return "host busybox %s: 'busybox true' exited %d" % (
+			bb, r.returncode)
 	return None
 
 
@@ -1199,7 +1226,12 @@ def build_initramfs(kernel, suite, conf, args):
 		c.host_file(guest_path(lib), os.path.realpath(lib))
 	bb = find_busybox()
 	c.host_file("usr/bin/busybox", bb)
-	applets = run([bb, "--list"], capture_output=True, text=True).stdout
+	try:
+		applets = run([bb, "--list"], capture_output=True,
+			      text=True).stdout
+	except OSError as e:
+		raise EnvSkip("host busybox %s cannot run: %s" % (
+			bb, e.strerror or e))
 	for a in applets.split():
 		for d in ("usr/bin/", "usr/sbin/"):
 			if d + a in c.names:
@@ -1792,6 +1824,9 @@ def run_host(args, suite, workdir):
 		cmd += ["-r", args.repeat]
 	for t in args.test:
 		cmd += ["-t", t]
+		# the runner's form of --case (ZC_CASE in a guest)
+		if args.case:
+			cmd += ["--case", "%s/%s" % (t, args.case)]
 	env = dict(os.environ)
 	env.pop("ZC_PAIR", None)	# never on the host
 	env.pop("ZC_CLOCK", None)	# the host runs on the wall clock
@@ -2155,13 +2190,20 @@ records its clock (run.tap's "# provenance clock" line, results.json's
 comparability.clock); zc-compare refuses to judge an icount run against
 a wall-clock one.
 
-exit: 0 no kernel crashed, hung or failed a case; 1 one did; 2 set-up
-failed; 4 no kernel could run here (each a "vmtest: SKIP" line); 128
-usage error. With --baseline (a bisect step): 0 good, 1 bad (a
+Exit: 0 no kernel crashed, hung or failed a case; 1 one did; 2 set-up
+failed; 4 no kernel could run here for a reason of this machine (no
+qemu, a host busybox that cannot run, no network, no disk, too slow:
+each a "vmtest: SKIP" line); 125 --kernel-tree could not be configured
+or built, or vmtest itself failed (an exception it did not expect: one
+line, the traceback in the -o folder or a temp file); 128 usage error,
+checked before anything is fetched, built or created (an unknown -t,
+a --case that selects no case of the built binaries' --list: the
+nearest named). With --baseline (a bisect step): 0 good, 1 bad (a
 regression, or the kernel crashed or hung in the suite), 125 cannot
-decide (qemu did not start, the guest never reached the suite, too few
-repeats, different clocks, set-up failed), 128 usage error or an
-unreadable baseline, checked before anything boots.
+decide (no kernel could run, qemu did not start, the guest never
+reached the suite, a binary there exited 128, too few repeats,
+different clocks, set-up failed, vmtest failed), 128 usage error or
+an unreadable baseline.
 """
 
 
@@ -2169,10 +2211,7 @@ def parse_args(argv):
 	# Usage errors: one line, exit 128 (outside git bisect's 0-127 and
 	# 125, so a bisect stops instead of calling the kernel bad).
 	p = zr.ArgParser(
-		prog="vmtest", epilog=ICOUNT_HELP + "\nExit: 0 no kernel crashed, "
-		"hung or failed a case, 1 otherwise, 2 set-up error, 4 no kernel "
-		"could run for a reason of this machine, 125 --kernel-tree could "
-		"not be configured or built, 128 usage error.",
+		prog="vmtest", epilog=ICOUNT_HELP,
 		formatter_class=argparse.RawDescriptionHelpFormatter,
 		description="Run zc-selftests on other kernels in qemu and "
 		"print a matrix: one row per case, one column per kernel.")
@@ -2369,7 +2408,15 @@ def parse_args(argv):
 		if os.path.isdir(srcs) and not a.rev else []
 	for t in a.test:
 		if known and t not in known:
-			p.error("no test named '%s' (tests: %s)" % (t, " ".join(known)))
+			p.error("no test named '%s' (nearest: %s; tests: %s)" % (
+				t, nearest(t, known), " ".join(known)))
+	for k in a.kernel:
+		if not os.path.isfile(k):
+			p.error("--kernel %s: no such file" % k)
+	if a.modules and not os.path.isdir(a.modules):
+		p.error("--modules %s: no such directory" % a.modules)
+	if a.out and os.path.exists(a.out) and not os.path.isdir(a.out):
+		p.error("-o %s: not a directory" % a.out)
 	if a.case is not None and not re.match(r"^[A-Za-z0-9_.*?\[\]-]+$",
 						a.case):
 		p.error("--case wants a glob of case names, got '%s'" % a.case)
@@ -2386,7 +2433,123 @@ def parse_args(argv):
 	tree = hashlib.sha1(os.path.realpath(TOP).encode()).hexdigest()[:12]
 	a.build = os.path.abspath(a.build or
 				  os.path.join(a.cache, "build-" + tree))
+	if a.case is not None:
+		check_case(p, a, known)
 	return a
+
+
+def nearest(word, names):
+	"""The name closest to a mistyped word, for a one-line refusal."""
+	near = difflib.get_close_matches(word, names, 1, 0.0)
+	return near[0] if near else "none"
+
+
+def case_matches(pat, name):
+	"""zc_case_selected's rule (lib/core/runner.c): a glob, or a plain
+	substring when the pattern has no glob character."""
+	if fnmatch.fnmatchcase(name, pat):
+		return True
+	return not re.search(r"[*?[]", pat) and pat in name
+
+
+def newest_source():
+	"""mtime of the newest file a test binary is built from."""
+	newest = 0
+	for sub in ("tests", "lib", "bpf"):
+		for d, _, files in os.walk(os.path.join(TOP, sub)):
+			for f in files:
+				try:
+					newest = max(newest, os.path.getmtime(
+						os.path.join(d, f)))
+				except OSError:
+					pass
+	return newest
+
+
+def case_lists(dirs, tests, fresh=0):
+	"""{test: [case...]} from the --list of the binaries in the first of
+	dirs that holds every test built no older than fresh, else None
+	(nothing built yet, or built from older sources)."""
+	for d in dirs:
+		lists = {}
+		for t in tests:
+			b = os.path.join(d, t)
+			try:
+				if os.path.getmtime(b) < fresh:
+					break
+				r = subprocess.run([b, "--list"], capture_output=True,
+						   text=True, timeout=30,
+						   stdin=subprocess.DEVNULL)
+			except (OSError, subprocess.SubprocessError):
+				break
+			if r.returncode:
+				break
+			lists[t] = r.stdout.split()
+		else:
+			return lists
+	return None
+
+
+def case_problem(a, lists):
+	"""Why --case cannot run as given (one line), or None; with no -t,
+	a.test becomes the tests that have a matching case, so no binary in
+	a guest gets a pattern that selects nothing (its exit 128 would be
+	a failed test there)."""
+	hit = [t for t in sorted(lists)
+	       if any(case_matches(a.case, c) for c in lists[t])]
+	names = [c for t in sorted(lists) for c in lists[t]]
+	if not hit:
+		return "--case '%s' selects no case of %s (nearest: %s; see " \
+			"TEST --list)" % (a.case, ", ".join(sorted(lists)),
+					  nearest(a.case.strip("*?"), names))
+	miss = [t for t in sorted(lists) if t not in hit]
+	if a.test and miss:
+		return "--case '%s' selects no case of -t %s (nearest there: " \
+			"%s)" % (a.case, miss[0],
+				 nearest(a.case.strip("*?"), lists[miss[0]]))
+	if miss:
+		log("--case %s: running only %s (the tests with a matching "
+		    "case)" % (a.case, " ".join(hit)))
+	a.test = hit
+	return None
+
+
+def check_case(p, a, known):
+	"""--case against the suite's case list before anything is fetched,
+	built or created: the binaries vmtest builds into, else the
+	installed tree's or the work tree's build/, when they are up to
+	date with the sources. Without them the check waits for the suite's
+	build (check_case_built)."""
+	tests = a.test or known
+	if a.rev or not tests:
+		return
+	# an installed tree holds its binaries beside run_tests.sh
+	dirs = [a.build, os.path.join(TOP, "build")]
+	if os.path.isfile(os.path.join(TOP, "kselftest-list.txt")):
+		dirs.insert(1, TOP)
+	lists = case_lists(dirs, tests, newest_source())
+	if lists is None:
+		return
+	a.case_checked = True
+	why = case_problem(a, lists)
+	if why:
+		p.error(why)
+
+
+def check_case_built(args, suite, out, made):
+	"""--case against the binaries just built, before any guest boots,
+	when check_case had none to ask: 128, and the folder this run made
+	removed."""
+	if args.case is None or getattr(args, "case_checked", False):
+		return
+	known = read_text(os.path.join(suite, "kselftest-list.txt"))
+	tests = args.test or [l.split(":", 1)[-1] for l in known.split()]
+	lists = case_lists([suite], tests)
+	why = case_problem(args, lists) if lists else None
+	if why:
+		if made:
+			shutil.rmtree(out, ignore_errors=True)
+		die(why + " (try --help)", EXIT_USAGE)
 
 
 def main(argv):
@@ -2405,11 +2568,16 @@ def main(argv):
 	out = args.out or tempfile.mkdtemp(prefix="zc-vmtest.", dir="/tmp")
 	os.makedirs(out, exist_ok=True)
 	out = os.path.abspath(out)
+	zpkg.trace_dir = out
 	kernels, skipped = find_kernels(args)
 	if not kernels and args.no_host:
 		save_run(out, [], skipped, args.bootfails)
-		return report(zr, args, [], out, time.time() - started, skipped,
-			      args.bootfails)
+		rc = report(zr, args, [], out, time.time() - started, skipped,
+			    args.bootfails)
+		# a bisect step whose kernel this machine could not run
+		if args.baseline is not None:
+			return bisect_verdict(args, [], skipped, out)
+		return rc
 	stage = tempfile.mkdtemp(prefix="zc-vmtest-stage.", dir="/tmp")
 	try:
 		suite = build_suite(args, stage)
@@ -2419,6 +2587,7 @@ def main(argv):
 			if t not in known:
 				die("no test named '%s' (tests: %s)" %
 				    (t, " ".join(known)), EXIT_USAGE)
+		check_case_built(args, suite, out, not args.out)
 		cols = []
 		if not args.no_host:
 			cols.append(run_host(args, suite, os.path.join(out, "host")))
@@ -2489,6 +2658,12 @@ def bisect_verdict(args, cols, skipped, out):
 		log("--baseline: cannot decide (exit 125): no results (%s)" %
 		    "; ".join(col["problems"]))
 		return 125
+	usage = guest_usage_errors(col["results"])
+	if usage:
+		log("--baseline: cannot decide (exit 125): %s exited 128 in the "
+		    "guest: a usage error of the harness (an option or --case "
+		    "pattern it refused), not the kernel's" % usage[0])
+		return 125
 	cmd = [ZC_COMPARE] + (["--strict"] if args.strict else []) + \
 		(["--allow-short"] if args.allow_short else []) + \
 		[x for g in args.only for x in ("--only", g)] + \
@@ -2504,6 +2679,21 @@ def bisect_verdict(args, cols, skipped, out):
 		return r.returncode
 	log("--baseline: zc-compare exited %d: cannot decide" % r.returncode)
 	return 125
+
+
+RE_GUEST_USAGE = re.compile(r"^not ok \d+ selftests: \S+: (\S+) # exit=128$",
+			    re.M)
+
+
+def guest_usage_errors(results):
+	"""The tests a guest's run_tests.sh saw exit 128 (usage): what the
+	harness asked of a binary, never a verdict on the kernel."""
+	bad = []
+	for d, _, files in os.walk(results):
+		if "run.tap" in files:
+			bad += RE_GUEST_USAGE.findall(read_text(os.path.join(
+				d, "run.tap")))
+	return bad
 
 
 def save_run(out, cols, skipped, bootfails=()):
