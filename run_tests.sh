@@ -1118,9 +1118,47 @@ harness_lacks()
 	echo "$out"
 }
 
+# skip_class_of LOG: the class of a binary's skip from its "# skip-class"
+# lines (the whole binary's "*" first, else the weightiest of its cases':
+# kernel, environment, harness), or nothing from a binary without them.
+skip_class_of()
+{
+	local c
+
+	c=$(sed -n 's/^# skip-class \* \([a-z]*\)$/\1/p' "$1" | head -n 1)
+	if [ -z "$c" ]; then
+		for c in kernel environment harness; do
+			grep -qE "^# skip-class [^ ]+ $c\$" "$1" && break
+			c=""
+		done
+	fi
+	echo "$c"
+}
+
+# A test this script skips itself: its class first (the agreed line,
+# doc/results.md), then the SKIP.
+skip_line()
+{
+	local num=$1 hdr=$2 class=$3 reason=$4
+
+	echo "# skip-class $hdr $class"
+	echo "ok $num $hdr # SKIP${reason:+ $reason}"
+	skip=$((skip + 1))
+}
+
+# Does the test's case pattern (--case, KSELFTEST_<T>_ARGS' -t, ZC_CASE)
+# select a case? Only "no" when the binary's --list says so.
+selects_a_case()
+{
+	local found
+
+	found=$(cd "$bin_dir" && "./$1" --list "${targs[@]}" </dev/null 2>/dev/null) || return 0
+	[ -n "$found" ]
+}
+
 run_one()
 {
-	local num=$1 name=$2 log="$log_dir/$2.log" rc hdr mark wpid lpid seq0 taint0
+	local num=$1 name=$2 log="$log_dir/$2.log" rc hdr mark wpid lpid seq0 taint0 class
 
 	hdr="selftests: $COLLECTION: $name"
 	if [ -n "${kselftest_override_timeout:-}" ]; then
@@ -1130,14 +1168,21 @@ run_one()
 	fi
 	echo "# $hdr"
 	if [ -n "$lacks" ]; then
-		echo "ok $num $hdr # SKIP kernel lacks $lacks (the harness needs it)"
-		skip=$((skip + 1))
+		# options of the kernel's build: this machine's, not a commit's
+		skip_line "$num" "$hdr" environment "kernel lacks $lacks (the harness needs it)"
 		return
 	fi
 	if [ ! -x "$bin_dir/$name" ]; then
 		echo "# Warning: file $name is missing!"
 		echo "not ok $num $hdr"
 		fail=$((fail + 1))
+		return
+	fi
+	test_args "$name"
+	# a pattern naming no case (ZC_CASE of tools/vmtest --case, a -t in
+	# KSELFTEST_<T>_ARGS) is the caller's, never a failed test
+	if ! selects_a_case "$name"; then
+		skip_line "$num" "$hdr" harness "no case of $name matches its case pattern (${targs[*]}${ZC_CASE:+ ZC_CASE=$ZC_CASE}; see $name --list)"
 		return
 	fi
 	seq0=$(kmsg_last_seq)
@@ -1148,7 +1193,6 @@ run_one()
 	# ZC_PARENT_PID: the binary dies with this shell (PR_SET_PDEATHSIG,
 	# lib/core/util.c) whatever kills it, though setsid keeps it out of
 	# this shell's process group.
-	test_args "$name"
 	if [ "$netns" = 1 ]; then
 		(close_lock; close_idle; cd "$bin_dir" && ZC_PARENT_PID=$$ exec setsid unshare -n "./$name" \
 			"${targs[@]}" </dev/null >"$log" 2>&1) &
@@ -1191,8 +1235,7 @@ run_one()
 	if [ "$interrupted" != 0 ]; then
 		# no verdict: a SKIP to TAP readers, "interrupted" to zc-results
 		rm -f "$mark"
-		echo "ok $num $hdr # SKIP interrupted by $signame"
-		skip=$((skip + 1))
+		skip_line "$num" "$hdr" harness "interrupted by $signame"
 	elif [ -e "$mark" ]; then
 		rm -f "$mark"
 		echo "#"
@@ -1205,8 +1248,8 @@ run_one()
 		echo "ok $num $hdr"
 		pass=$((pass + 1))
 	elif [ "$rc" -eq $KSFT_SKIP ]; then
-		echo "ok $num $hdr # SKIP"
-		skip=$((skip + 1))
+		class=$(skip_class_of "$log")
+		skip_line "$num" "$hdr" "${class:-kernel}" ""
 	else
 		echo "not ok $num $hdr # exit=$rc"
 		fail=$((fail + 1))
