@@ -284,6 +284,8 @@ pair_check()
 	for p in "$pair_a" "$pair_b"; do
 		ip link show dev "$p" >/dev/null 2>&1 ||
 			usage_error "--pair $pair: no device '$p' here"
+		ip -o link show dev "$p" 2>/dev/null | grep -q ' link/loopback ' &&
+			usage_error "--pair $pair: $p is a loopback device: refusing to take it"
 		if { ip -4 route show default; ip -6 route show default; } 2>/dev/null |
 			grep -qE " dev $p( |\$)"; then
 			usage_error "--pair $pair: $p carries this machine's default route: refusing to take it"
@@ -295,13 +297,42 @@ pair_check()
 	done
 }
 
+# "PID STARTTIME" of this shell: a folder's owner, told from a later
+# process that reuses the pid.
+owner_id()
+{
+	local pid=${1:-$$} st
+
+	st=$(sed 's/^.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f20)
+	echo "$pid ${st:-0}"
+}
+
+# Is the owner a folder names (its .owner file) gone?
+owner_dead()
+{
+	local pid st
+
+	read -r pid st 2>/dev/null <"$1/.owner" || return 1
+	[[ "$pid" =~ ^[0-9]+$ ]] || return 1
+	[ "$(owner_id "$pid")" != "$pid $st" ]
+}
+
+# The state a run keeps, "pair" and ".owner" beside the snapshots, is
+# what the binaries take ZC_PAIR from (ZC_PAIR_STATE, lib/core/opts.c):
+# set by hand, ZC_PAIR alone is refused, so a port is only ever taken
+# after pair_check.
 pair_record()
 {
 	pair_state=$(mktemp -d /tmp/zc-pair.XXXXXX) ||
 		harness_error "cannot create a folder in /tmp for --pair's state"
 	pair_snapshot "$pair_a" >"$pair_state/a"
 	pair_snapshot "$pair_b" >"$pair_state/b"
-	export ZC_PAIR="$pair_a,$pair_b"
+	echo "$pair_a,$pair_b" >"$pair_state/pair"
+	readlink /proc/self/ns/net >"$pair_state/netns"
+	owner_id >"$pair_state/.owner"
+	# the binaries trust only what nobody else can write
+	chmod go-w "$pair_state/pair" "$pair_state/.owner"
+	export ZC_PAIR="$pair_a,$pair_b" ZC_PAIR_STATE="$pair_state"
 }
 
 # Put one port back as recorded (its snapshot in $2).
@@ -362,6 +393,39 @@ pair_done()
 	pair_restore && [ -n "$pair_state" ] && rm -rf -- "$pair_state"
 	pair_state=""
 }
+
+# What runs killed outright (SIGKILL, a lost machine) left: their ports
+# are put back as they recorded them, their log folders removed. Only
+# a folder whose owner is gone, and ports only in the network namespace
+# they were recorded in; one claimed by renaming it, so that two runs
+# starting together do not both restore it.
+reclaim_dead_runs()
+{
+	local d c
+
+	for d in /tmp/zc-run.*; do
+		[ -d "$d" ] && owner_dead "$d" && rm -rf -- "$d"
+	done
+	[ "$(id -u)" = 0 ] && command -v ip >/dev/null || return 0
+	for d in /tmp/zc-pair.*; do
+		[[ "$d" == *.claimed.* ]] && continue
+		[ -f "$d/pair" ] && owner_dead "$d" || continue
+		[ "$(cat "$d/netns" 2>/dev/null)" = "$(readlink /proc/self/ns/net)" ] || continue
+		c="$d.claimed.$$"
+		mv -- "$d" "$c" 2>/dev/null || continue
+		(
+			pair=$(cat "$c/pair") pair_a=${pair%,*} pair_b=${pair#*,} pair_state=$c
+			if pair_restore 2>/dev/null; then
+				echo "# $ME: put back $pair as a killed run (pid $(cut -d' ' -f1 "$c/.owner")) recorded it" >&2
+				rm -rf -- "$c"
+			else
+				echo "$ME: could not put back $pair as a killed run recorded it (kept in $c)" >&2
+			fi
+		)
+	done
+	return 0
+}
+reclaim_dead_runs
 [ -n "$pair" ] && pair_check
 
 [ ${#compare_opts[@]} -eq 0 ] || [ -n "$baseline" ] ||
@@ -767,6 +831,8 @@ else
 	log_dir=$(mktemp -d /tmp/zc-run.XXXXXX) ||
 		harness_error "cannot create a log folder in /tmp"
 	trap 'pair_done; rm -rf "$log_dir"' EXIT
+	# removed on exit; after a SIGKILL, by the next run (reclaim_dead_runs)
+	owner_id >"$log_dir/.owner"
 fi
 
 tpid=""
