@@ -68,6 +68,19 @@ in_build()
 	return 1
 }
 
+# owns LABEL PATH: PATH comes from a package of the build list.
+owns()
+{
+	local o
+
+	o=$(owner "$2")
+	if [ -n "$o" ] && in_build "$o"; then
+		ok "deps.build_owns.$1 # $o"
+	else
+		not_ok "deps.build_owns.$1" "$2: package '${o:-none}' is not of --list build"
+	fi
+}
+
 if ! command -v dpkg >/dev/null; then
 	skip "deps.build_owns" "not a dpkg system"
 else
@@ -76,25 +89,14 @@ else
 	for c in make gcc clang bpftool pkg-config llvm-ar ip setsid unshare flock \
 		 timeout zcat python3; do
 		p=$(PATH=/usr/sbin:/usr/bin:/sbin:/bin command -v "$c")
-		if [ -z "$p" ]; then
-			skip "deps.build_owns.$c" "$c not installed here"
-			continue
-		fi
-		o=$(owner "$p")
-		if [ -n "$o" ] && in_build "$o"; then
-			ok "deps.build_owns.$c # $o"
+		if [ -n "$p" ]; then
+			owns "$c" "$p"
 		else
-			not_ok "deps.build_owns.$c" "$p: package '${o:-none}' is not of --list build"
+			skip "deps.build_owns.$c" "$c not installed here"
 		fi
 	done
 	for lib in $(sed -n 's/^PKGS := //p' "$TOP/Makefile"); do
-		pc=$(pkg-config --variable=pcfiledir "$lib" 2>/dev/null)/$lib.pc
-		o=$(owner "$pc")
-		if [ -n "$o" ] && in_build "$o"; then
-			ok "deps.build_owns.$lib.pc # $o"
-		else
-			not_ok "deps.build_owns.$lib.pc" "$pc: package '${o:-none}' is not of --list build"
-		fi
+		owns "$lib.pc" "$(pkg-config --variable=pcfiledir "$lib" 2>/dev/null)/$lib.pc"
 	done
 fi
 
