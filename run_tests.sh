@@ -297,24 +297,26 @@ pair_check()
 	done
 }
 
-# "PID STARTTIME" of this shell: a folder's owner, told from a later
-# process that reuses the pid.
+# "PID STARTTIME PIDNS" of this shell: a folder's owner, told from a
+# later process that reuses the pid; a pid of another pid namespace
+# (sharing /tmp) is not ours to judge.
 owner_id()
 {
 	local pid=${1:-$$} st
 
 	st=$(sed 's/^.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f20)
-	echo "$pid ${st:-0}"
+	echo "$pid ${st:-0} $(readlink /proc/self/ns/pid 2>/dev/null)"
 }
 
 # Is the owner a folder names (its .owner file) gone?
 owner_dead()
 {
-	local pid st
+	local pid st ns
 
-	read -r pid st 2>/dev/null <"$1/.owner" || return 1
+	read -r pid st ns 2>/dev/null <"$1/.owner" || return 1
 	[[ "$pid" =~ ^[0-9]+$ ]] || return 1
-	[ "$(owner_id "$pid")" != "$pid $st" ]
+	[ "$ns" = "$(readlink /proc/self/ns/pid 2>/dev/null)" ] || return 1
+	[ "$(owner_id "$pid")" != "$pid $st $ns" ]
 }
 
 # The state a run keeps, "pair" and ".owner" beside the snapshots, is
@@ -404,7 +406,7 @@ reclaim_dead_runs()
 	local d c
 
 	for d in /tmp/zc-run.*; do
-		[ -d "$d" ] && owner_dead "$d" && rm -rf -- "$d"
+		[ -d "$d" ] && owner_dead "$d" && rm -rf -- "$d" 2>/dev/null
 	done
 	[ "$(id -u)" = 0 ] && command -v ip >/dev/null || return 0
 	for d in /tmp/zc-pair.*; do
