@@ -193,7 +193,7 @@ FLAGS_NOW := $(CC) $(ZC_CFLAGS) $(ZC_LDFLAGS) $(LDLIBS) $(CLANG) $(BPF_CFLAGS)
 TOOL_NAMES := $(basename $(notdir $(wildcard $(TOP)/tools/zc-*.c)))
 TOOL_PROGS := $(addprefix $(OUTPUT)/,$(TOOL_NAMES))
 
-.PHONY: all build bpf deps check-deps run_tests install gen_tar emit_tests check clean help
+.PHONY: all build bpf deps check-deps check-deps-check run_tests install gen_tar emit_tests check clean help
 .DEFAULT_GOAL := all
 
 # A standalone build installs what is missing first (when root and apt
@@ -203,6 +203,7 @@ TOOL_PROGS := $(addprefix $(OUTPUT)/,$(TOOL_NAMES))
 ifeq ($(IN_KSFT)$(filter 1,$(NO_DEPS)),)
 all: check-deps
 	@$(MAKE) -f $(TOP)/Makefile --no-print-directory build
+check: check-deps-check
 else
 all: build
 endif
@@ -213,11 +214,17 @@ build: $(LIBZC) $(BPF_SKELS) $(TEST_GEN_PROGS) $(TOOL_PROGS) $(OUTPUT)/kselftest
 # target's headers for them).
 bpf: $(BPF_SKELS)
 
+# By purpose (tools/deps.sh --why): make installs the build list, make
+# check the check list too (a check whose tool is still missing skips
+# naming it), make deps all of them, the kernel list included.
 check-deps:
-	@$(TOP)/tools/deps.sh --if-missing
+	@$(TOP)/tools/deps.sh --if-missing build
+
+check-deps-check: check-deps
+	@$(TOP)/tools/deps.sh --if-missing check || true
 
 deps:
-	@$(TOP)/tools/deps.sh --install
+	@$(TOP)/tools/deps.sh --install all
 
 $(OUTPUT) $(OUTPUT)/lib $(addprefix $(OUTPUT)/lib/,$(LIB_DIRS)):
 	@mkdir -p $@
@@ -378,7 +385,7 @@ help:
 	@echo '                        liburing, libcap, libelf, zlib linked statically'
 	@echo 'make gen_tar            install, then the tree as TAR_PATH (build/zc-selftests.tar.gz)'
 	@echo 'make ZC_SHARED=1        link those libraries shared instead'
-	@echo 'make deps               install the Debian packages the suite needs'
+	@echo 'make deps               install the Debian packages of every purpose (tools/deps.sh --why)'
 	@echo 'make SANITIZE=1         build with ASan and UBSan'
 	@echo 'make bpf                only the BPF objects and skeletons'
 	@echo 'Toolchain as lib.mk: LLVM=1, CC=, CROSS_COMPILE=, ARCH=, USERCFLAGS=,'

@@ -352,6 +352,8 @@ pair_check()
 	for p in "$pair_a" "$pair_b"; do
 		ip link show dev "$p" >/dev/null 2>&1 ||
 			usage_error "--pair $pair: no device '$p' here"
+		ip -o link show dev "$p" 2>/dev/null | grep -q ' link/loopback ' &&
+			usage_error "--pair $pair: $p is a loopback device: refusing to take it"
 		if { ip -4 route show default; ip -6 route show default; } 2>/dev/null |
 			grep -qE " dev $p( |\$)"; then
 			usage_error "--pair $pair: $p carries this machine's default route: refusing to take it"
@@ -363,13 +365,44 @@ pair_check()
 	done
 }
 
+# "PID STARTTIME PIDNS" of this shell: a folder's owner, told from a
+# later process that reuses the pid; a pid of another pid namespace
+# (sharing /tmp) is not ours to judge.
+owner_id()
+{
+	local pid=${1:-$$} st
+
+	st=$(sed 's/^.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f20)
+	echo "$pid ${st:-0} $(readlink /proc/self/ns/pid 2>/dev/null)"
+}
+
+# Is the owner a folder names (its .owner file) gone?
+owner_dead()
+{
+	local pid st ns
+
+	read -r pid st ns 2>/dev/null <"$1/.owner" || return 1
+	[[ "$pid" =~ ^[0-9]+$ ]] || return 1
+	[ "$ns" = "$(readlink /proc/self/ns/pid 2>/dev/null)" ] || return 1
+	[ "$(owner_id "$pid")" != "$pid $st $ns" ]
+}
+
+# The state a run keeps, "pair" and ".owner" beside the snapshots, is
+# what the binaries take ZC_PAIR from (ZC_PAIR_STATE, lib/core/opts.c):
+# set by hand, ZC_PAIR alone is refused, so a port is only ever taken
+# after pair_check.
 pair_record()
 {
 	pair_state=$(mktemp -d /tmp/zc-pair.XXXXXX) ||
 		harness_error "cannot create a folder in /tmp for --pair's state"
 	pair_snapshot "$pair_a" >"$pair_state/a"
 	pair_snapshot "$pair_b" >"$pair_state/b"
-	export ZC_PAIR="$pair_a,$pair_b"
+	echo "$pair_a,$pair_b" >"$pair_state/pair"
+	readlink /proc/self/ns/net >"$pair_state/netns"
+	owner_id >"$pair_state/.owner"
+	# the binaries trust only what nobody else can write
+	chmod go-w "$pair_state/pair" "$pair_state/.owner"
+	export ZC_PAIR="$pair_a,$pair_b" ZC_PAIR_STATE="$pair_state"
 }
 
 # Put one port back as recorded (its snapshot in $2).
@@ -430,6 +463,39 @@ pair_done()
 	pair_restore && [ -n "$pair_state" ] && rm -rf -- "$pair_state"
 	pair_state=""
 }
+
+# What runs killed outright (SIGKILL, a lost machine) left: their ports
+# are put back as they recorded them, their log folders removed. Only
+# a folder whose owner is gone, and ports only in the network namespace
+# they were recorded in; one claimed by renaming it, so that two runs
+# starting together do not both restore it.
+reclaim_dead_runs()
+{
+	local d c
+
+	for d in /tmp/zc-run.*; do
+		[ -d "$d" ] && owner_dead "$d" && rm -rf -- "$d" 2>/dev/null
+	done
+	[ "$(id -u)" = 0 ] && command -v ip >/dev/null || return 0
+	for d in /tmp/zc-pair.*; do
+		[[ "$d" == *.claimed.* ]] && continue
+		[ -f "$d/pair" ] && owner_dead "$d" || continue
+		[ "$(cat "$d/netns" 2>/dev/null)" = "$(readlink /proc/self/ns/net)" ] || continue
+		c="$d.claimed.$$"
+		mv -- "$d" "$c" 2>/dev/null || continue
+		(
+			pair=$(cat "$c/pair") pair_a=${pair%,*} pair_b=${pair#*,} pair_state=$c
+			if pair_restore 2>/dev/null; then
+				echo "# $ME: put back $pair as a killed run (pid $(cut -d' ' -f1 "$c/.owner")) recorded it" >&2
+				rm -rf -- "$c"
+			else
+				echo "$ME: could not put back $pair as a killed run recorded it (kept in $c)" >&2
+			fi
+		)
+	done
+	return 0
+}
+reclaim_dead_runs
 [ -n "$pair" ] && pair_check
 
 [ ${#compare_opts[@]} -eq 0 ] || [ -n "$baseline" ] ||
@@ -836,6 +902,8 @@ else
 	log_dir=$(mktemp -d /tmp/zc-run.XXXXXX) ||
 		harness_error "cannot create a log folder in /tmp"
 	trap 'pair_done; rm -rf "$log_dir"' EXIT
+	# removed on exit; after a SIGKILL, by the next run (reclaim_dead_runs)
+	owner_id >"$log_dir/.owner"
 fi
 
 tpid=""
@@ -1187,9 +1255,37 @@ harness_lacks()
 	echo "$out"
 }
 
+# skip_class_of LOG: the class of a binary's skip from its "# skip-class"
+# lines (the whole binary's "*" first, else the weightiest of its cases':
+# kernel, environment, harness), or nothing from a binary without them.
+skip_class_of()
+{
+	local c
+
+	c=$(sed -n 's/^# skip-class \* \([a-z]*\)$/\1/p' "$1" | head -n 1)
+	if [ -z "$c" ]; then
+		for c in kernel environment harness; do
+			grep -qE "^# skip-class [^ ]+ $c\$" "$1" && break
+			c=""
+		done
+	fi
+	echo "$c"
+}
+
+# A test this script skips itself: its class first (the agreed line,
+# doc/results.md), then the SKIP.
+skip_line()
+{
+	local num=$1 hdr=$2 class=$3 reason=$4
+
+	echo "# skip-class $hdr $class"
+	echo "ok $num $hdr # SKIP${reason:+ $reason}"
+	skip=$((skip + 1))
+}
+
 run_one()
 {
-	local num=$1 name=$2 log="$log_dir/$2.log" rc hdr mark wpid lpid seq0 taint0
+	local num=$1 name=$2 log="$log_dir/$2.log" rc hdr mark wpid lpid seq0 taint0 class
 
 	hdr="selftests: $COLLECTION: $name"
 	if [ -n "${kselftest_override_timeout:-}" ]; then
@@ -1199,8 +1295,8 @@ run_one()
 	fi
 	echo "# $hdr"
 	if [ -n "$lacks" ]; then
-		echo "ok $num $hdr # SKIP kernel lacks $lacks (the harness needs it)"
-		skip=$((skip + 1))
+		# options of the kernel's build: this machine's, not a commit's
+		skip_line "$num" "$hdr" environment "kernel lacks $lacks (the harness needs it)"
 		return
 	fi
 	if [ ! -x "$bin_dir/$name" ]; then
@@ -1209,6 +1305,7 @@ run_one()
 		fail=$((fail + 1))
 		return
 	fi
+	test_args "$name"
 	seq0=$(kmsg_last_seq)
 	taint0=$(read_taint)
 	mark="$log_dir/.$name.timedout"
@@ -1217,7 +1314,6 @@ run_one()
 	# ZC_PARENT_PID: the binary dies with this shell (PR_SET_PDEATHSIG,
 	# lib/core/util.c) whatever kills it, though setsid keeps it out of
 	# this shell's process group.
-	test_args "$name"
 	if [ "$netns" = 1 ]; then
 		(close_lock; close_idle; cd "$bin_dir" && ZC_PARENT_PID=$$ exec setsid unshare -n "./$name" \
 			"${targs[@]}" </dev/null >"$log" 2>&1) &
@@ -1260,8 +1356,7 @@ run_one()
 	if [ "$interrupted" != 0 ]; then
 		# no verdict: a SKIP to TAP readers, "interrupted" to zc-results
 		rm -f "$mark"
-		echo "ok $num $hdr # SKIP interrupted by $signame"
-		skip=$((skip + 1))
+		skip_line "$num" "$hdr" harness "interrupted by $signame"
 	elif [ -e "$mark" ]; then
 		rm -f "$mark"
 		echo "#"
@@ -1273,9 +1368,13 @@ run_one()
 	elif [ "$rc" -eq 0 ]; then
 		echo "ok $num $hdr"
 		pass=$((pass + 1))
+	elif [ "$rc" -eq 128 ] && grep -q '^[^ ]*: no case matches the given -t pattern' "$log"; then
+		# a pattern naming no case (ZC_CASE of tools/vmtest --case, a
+		# -t in KSELFTEST_<T>_ARGS) is the caller's, never a failed test
+		skip_line "$num" "$hdr" harness "no case of $name matches its case pattern (${targs[*]}${ZC_CASE:+ ZC_CASE=$ZC_CASE}; see $name --list)"
 	elif [ "$rc" -eq $KSFT_SKIP ]; then
-		echo "ok $num $hdr # SKIP"
-		skip=$((skip + 1))
+		class=$(skip_class_of "$log")
+		skip_line "$num" "$hdr" "${class:-kernel}" ""
 	else
 		echo "not ok $num $hdr # exit=$rc"
 		fail=$((fail + 1))

@@ -122,8 +122,11 @@ static enum zc_pre need_so_zerocopy(const struct zc_case *c, const struct row *r
 	ret = fd < 0 ? -1 : setsockopt(fd, SOL_SOCKET, SO_ZEROCOPY,
 				       &one, sizeof(one));
 
-	if (ret)
+	/* what this kernel lacks: a regression when it went missing */
+	if (ret) {
 		zc_why_errno(why, "SO_ZEROCOPY on a UDP socket");
+		zc_why_as(why, ZC_CLASS_KERNEL);
+	}
 	if (fd >= 0)
 		close(fd);
 	return ret ? ZC_SKIP : ZC_RUN;

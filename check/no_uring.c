@@ -3,6 +3,9 @@
  * no_uring CMD [ARG]...: run CMD under a seccomp filter that fails
  * io_uring_setup with EPERM, as Docker's default profile does, and
  * allows everything else.
+ * no_uring --no-probe CMD [ARG]...: io_uring works, but its opcode probe
+ * (io_uring_register IORING_REGISTER_PROBE) fails EINVAL, as on a kernel
+ * before 5.6: what the suite reads as the kernel lacking a feature.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -26,23 +29,47 @@
 #ifndef __NR_io_uring_setup
 #define __NR_io_uring_setup	425
 #endif
+#ifndef __NR_io_uring_register
+#define __NR_io_uring_register	427
+#endif
+#define REGISTER_PROBE		8	/* IORING_REGISTER_PROBE */
+
+/*
+ * The syscall number, of this ABI only: another (x32, compat) could reach
+ * io_uring another way, and is refused.
+ */
+#define NATIVE_NR							\
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)), \
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH, 1, 0),		\
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),		\
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr))
 
 int main(int argc, char **argv)
 {
-	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-		/* Another ABI (x32, compat) could reach io_uring another way: refuse. */
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+	struct sock_filter setup[] = {
+		NATIVE_NR,
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_setup, 0, 1),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
-	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+	struct sock_filter probe[] = {
+		NATIVE_NR,
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_register, 0, 3),
+		/* the opcode, the low word of args[1] (little-endian) */
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, REGISTER_PROBE, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EINVAL),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(setup) / sizeof(setup[0]), setup };
 
+	if (argc > 1 && !strcmp(argv[1], "--no-probe")) {
+		prog = (struct sock_fprog){ sizeof(probe) / sizeof(probe[0]), probe };
+		argv++;
+		argc--;
+	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: %s CMD [ARG]...\n", argv[0]);
+		fprintf(stderr, "usage: %s [--no-probe] CMD [ARG]...\n", argv[0]);
 		return 2;
 	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/kmsg.h"
 #include "core/runner.h"
 #include "core/meter.h"
@@ -63,7 +64,7 @@ static void emit_results(void)
 	ktap_plan(5);
 	ktap_pass("a.pass");
 	ktap_fail("b.fail", "reason %d", 42);
-	ktap_skip("c.skip", "needs CAP_NET_ADMIN");
+	ktap_skip("c.skip", ZC_CLASS_ENV, "needs CAP_NET_ADMIN");
 	ktap_xfail("d.xfail", "known # broken\nline");
 	ktap_result("e.result", true, "unused");
 	ktap_finish();
@@ -72,8 +73,8 @@ static void emit_results(void)
 static void test_ktap_lines(void)
 {
 	const char *want =
-		"TAP version 13\n1..5\nok 1 a.pass\n# unit_lib.c:65: b.fail: reason 42\nnot ok 2 b.fail\n"
-		"ok 3 c.skip # SKIP needs CAP_NET_ADMIN\n"
+		"TAP version 13\n1..5\nok 1 a.pass\n# unit_lib.c:66: b.fail: reason 42\nnot ok 2 b.fail\n"
+		"# skip-class c.skip environment\nok 3 c.skip # SKIP needs CAP_NET_ADMIN\n"
 		"ok 4 d.xfail # XFAIL known   broken line\nok 5 e.result\n"
 		"# Totals: pass:2 fail:1 xfail:1 xpass:0 skip:1 error:0\n";
 	char *got = capture(emit_results);
@@ -721,7 +722,7 @@ static void case_clean(const struct zc_case *c, void *ctx)
 static void case_other(const struct zc_case *c, void *ctx)
 {
 	pipe_fixture("lockdep-circular.kmsg", NULL, 0);
-	ktap_skip(c->name, "not here");
+	ktap_skip(c->name, ZC_CLASS_KERNEL, "not here");
 }
 
 static const struct zc_case kmsg_cases[] = {
@@ -953,6 +954,87 @@ static void test_case_rows(void)
 	      "rows.totals", out);
 }
 
+/* Skip classes: where each skip comes from, the class its raiser gave. */
+static enum zc_pre pre_env(const struct zc_case *c, void *ctx, struct zc_why *why)
+{
+	zc_why_skip(why, ZC_CLASS_ENV, "needs CAP_NET_ADMIN");
+	return ZC_SKIP;
+}
+
+static void body_skip_kernel(const struct zc_case *c, void *ctx)
+{
+	ktap_skip(c->name, ZC_CLASS_KERNEL, "kernel lacks IORING_SEND_ZC_REPORT_USAGE (6.2+)");
+}
+
+static void body_skip_why(const struct zc_case *c, void *ctx)
+{
+	struct zc_why why = { "" };
+
+	zc_why_skip(&why, ZC_CLASS_HARNESS, "--mode skb");
+	zc_why_prefix(&why, "asked");
+	ktap_skip_why(c->name, &why);
+}
+
+/* A wait that kept progressing past its patience, then a failure. */
+static void body_starved_fail(const struct zc_case *c, void *ctx)
+{
+	struct zc_bound b;
+	uint64_t progress = 0;
+
+	zc_bound_start(&b, 0.002, progress);
+	while (!zc_bound_over(&b, ++progress))
+		usleep(200);
+	ktap_fail(c->name, "3 of 4 notifications");
+}
+
+static const struct zc_case class_cases[] = {
+	{ "s.pre_env", body_fail, .pre = pre_env },
+	{ "s.pre_unstated", body_fail, .pre = pre_skip },
+	{ "s.body_kernel", body_skip_kernel },
+	{ "s.body_why", body_skip_why },
+	{ "s.starved", body_starved_fail },
+	{ "s.pass", body_pass },
+};
+
+static const struct {
+	const char *line, *check;
+} class_lines[] = {
+	{ "\n# skip-class s.pre_env environment\nok 1 s.pre_env # SKIP needs CAP_NET_ADMIN\n",
+	  "class.precondition_states_environment" },
+	{ "\n# skip-class s.pre_unstated kernel\nok 2 s.pre_unstated # SKIP a foreign packet tap on the sender\n",
+	  "class.unstated_is_kernel" },
+	{ "\n# skip-class s.body_kernel kernel\nok 3 s.body_kernel # SKIP kernel lacks IORING_SEND_ZC_REPORT_USAGE (6.2+)\n",
+	  "class.body_states_kernel" },
+	{ "\n# skip-class s.body_why harness\nok 4 s.body_why # SKIP asked: --mode skb\n",
+	  "class.reason_keeps_its_class_through_a_prefix" },
+	{ "\n# skip-class s.starved harness\nok 5 s.starved # SKIP starved: ",
+	  "class.starved_failure_is_harness" },
+	{ "\nok 6 s.pass\n", "class.pass_has_no_class_line" },
+};
+
+static void test_skip_class(void)
+{
+	struct zc_why why = { "" };
+	char *out;
+	size_t i;
+	int rc;
+
+	zc_why_skip(&why, ZC_CLASS_ENV, "x");
+	zc_why_set(&why, "y");
+	check(why.cls == ZC_CLASS_NONE, "class.set_starts_unstated", NULL);
+	check(!strcmp(zc_why_class_name(ZC_CLASS_NONE), "kernel") &&
+	      !strcmp(zc_why_class_name(ZC_CLASS_ENV), "environment") &&
+	      !strcmp(zc_why_class_name(ZC_CLASS_HARNESS), "harness"),
+	      "class.names", NULL);
+	unsetenv("ZC_KMSG_FILE");
+	out = capture_cases(class_cases, ZC_ARRAY_SIZE(class_cases), &rc);
+	for (i = 0; i < ZC_ARRAY_SIZE(class_lines); i++)
+		check(out && strstr(out, class_lines[i].line),
+		      class_lines[i].check, out);
+	check(out && !strstr(out, "skip-class s.pass"), "class.only_before_skips", out);
+	check(rc == KSFT_PASS, "class.exit_code", out);
+}
+
 int main(void)
 {
 	printf("TAP version 13\n");
@@ -973,6 +1055,7 @@ int main(void)
 	test_kmsg_runner();
 	test_case_rows();
 	test_pre_xfail();
+	test_skip_class();
 	printf("1..%d\n", num);
 	return failed ? 1 : 0;
 }

@@ -221,13 +221,15 @@ static enum zc_pre pre_case(const struct zc_case *zc, const struct req *a,
 				.uring = zc_send_mode_uring(a->mode) }, why))
 		return ZC_SKIP;
 	if (a->mode == ZC_MODE_SENDMSG_ZC && !c->feat.sendmsg_zc)
-		return zc_why_set(why, "kernel lacks IORING_OP_SENDMSG_ZC"), ZC_SKIP;
+		return zc_why_skip(why, ZC_CLASS_KERNEL, "kernel lacks IORING_OP_SENDMSG_ZC"), ZC_SKIP;
 	if (a->kind == K_LIFETIME && is_udp(a->proto) &&
 	    case_size(c, a->proto) < sizeof(uint64_t))
-		return zc_why_set(why, "UDP lifetime needs --size >= 8 to number datagrams"),
+		return zc_why_skip(why, ZC_CLASS_HARNESS,
+				   "UDP lifetime needs --size >= 8 to number datagrams"),
 		       ZC_SKIP;
 	if ((a->kind == K_USAGE_ZC || a->kind == K_USAGE_COPIED) && !c->have_usage)
-		return zc_why_set(why, "%s", c->usage_why.msg), ZC_SKIP;
+		return zc_why_skip(why, c->usage_why.cls, "%s", c->usage_why.msg),
+		       ZC_SKIP;
 	/* Any local receiver copies: zero-copy needs the tc sink. */
 	return zc_sink_feat_need(&c->feat, &(struct zc_sink_need){
 					.sink = sink,
@@ -271,7 +273,7 @@ static void case_requests(const struct zc_case *zc, const struct req *a,
 	}
 	/* Requests wait for the receiver's window: it must hold the depth. */
 	if (!sc.sink && udp && ss.rx.window < depth_of(a)) {
-		ktap_skip(zc->name, "the receiver standing in for the tc sink holds %u datagrams, depth %u needs more (SO_RCVBUFFORCE refused; %s)",
+		ktap_skip(zc->name, ZC_CLASS_ENV, "the receiver standing in for the tc sink holds %u datagrams, depth %u needs more (SO_RCVBUFFORCE refused; %s)",
 			  ss.rx.window, depth_of(a), c->feat.bpf.msg);
 		goto out;
 	}
@@ -330,7 +332,7 @@ static void case_usage(const struct zc_case *zc, const struct req *a,
 	else if (!ss.ok)
 		ktap_fail(zc->name, "contract broken");
 	else if (ss.l.usage_copied > want_cp && zc_env_copy_cause(&c->sink.t, &why))
-		ktap_skip(zc->name, "%s", why.msg);
+		ktap_skip_why(zc->name, &why);
 	else
 		ktap_result(zc->name, ss.l.usage_zc == want_zc &&
 			    ss.l.usage_copied == want_cp && !ss.l.usage_other,
@@ -557,7 +559,7 @@ static void case_rate(const struct zc_case *zc, const struct req *a,
 	/* A copy a cause outside the kernel explains is no zcmode to compare. */
 	if (zc_send_mode_zerocopy(a->mode) && st->copied &&
 	    zc_env_copy_cause(&c->sink.t, &why)) {
-		ktap_skip(zc->name, "%s", why.msg);
+		ktap_skip_why(zc->name, &why);
 		goto out;
 	}
 	rate_report(zc, &arm[narm - 1].rate, &vs_send);

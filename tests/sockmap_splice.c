@@ -232,8 +232,8 @@ static enum zc_pre pre_bpf(const struct zc_case *c, const struct row *row,
 
 	if (!cx->bpf_skip.msg[0])
 		return ZC_RUN;
-	zc_why_set(why, "needs a sockmap and its verdict program: %s",
-		   cx->bpf_skip.msg);
+	zc_why_skip(why, cx->bpf_skip.cls,
+		    "needs a sockmap and its verdict program: %s", cx->bpf_skip.msg);
 	return ZC_SKIP;
 }
 
@@ -243,7 +243,8 @@ static enum zc_pre pre_tc(const struct zc_case *c, const struct row *row,
 {
 	if (!cx->bpf_skip.msg[0])
 		return ZC_RUN;
-	zc_why_set(why, "needs a tc BPF program on lo: %s", cx->bpf_skip.msg);
+	zc_why_skip(why, cx->bpf_skip.cls, "needs a tc BPF program on lo: %s",
+		    cx->bpf_skip.msg);
 	return ZC_SKIP;
 }
 
@@ -256,7 +257,7 @@ static enum zc_pre pre_splice(const struct zc_case *c, const struct row *row,
 		return ZC_SKIP;
 	if (splice_probe(cx) != ZC_SM_PROBE_UNSUPPORTED)
 		return ZC_RUN;
-	zc_why_set(why, "%s", cx->probe_reason.msg);
+	zc_why_skip(why, cx->probe_reason.cls, "%s", cx->probe_reason.msg);
 	return ZC_SKIP;
 }
 
@@ -566,7 +567,8 @@ static void case_overlap(const struct zc_case *c, const struct row *r,
 		return;
 	}
 	if (ret > 0) {
-		ktap_skip(c->name,
+		/* the harness could not make what the case judges */
+		ktap_skip(c->name, ZC_CLASS_HARNESS,
 			  "c1 never retransmitted its two writes as one segment in 5 s (data segments lost %llu, ACKs lost %llu): no overlap to judge",
 			  (unsigned long long)x.n.dropped_data,
 			  (unsigned long long)x.n.dropped_acks);
@@ -801,17 +803,17 @@ static bool teardown_allowed(const struct ctx *cx, struct zc_why *why)
 	long pow = 0;
 
 	if (!yes) {
-		zc_why_set(why, "opt-in: raises a known kernel WARNING on purpose (inet_sock_destruct, %s), tainting the kernel W until reboot; ZC_ALLOW_WARN=1 or --allow-warn runs it%s%s%s",
-			   TEARDOWN_BUG, allow && strcmp(allow, "0") ?
-			   " (ZC_ALLOW_WARN='" : "",
-			   allow && strcmp(allow, "0") ? allow : "",
-			   allow && strcmp(allow, "0") ? "' is not 1 or panic)" : "");
+		zc_why_skip(why, ZC_CLASS_HARNESS, "opt-in: raises a known kernel WARNING on purpose (inet_sock_destruct, %s), tainting the kernel W until reboot; ZC_ALLOW_WARN=1 or --allow-warn runs it%s%s%s",
+			    TEARDOWN_BUG, allow && strcmp(allow, "0") ?
+			    " (ZC_ALLOW_WARN='" : "",
+			    allow && strcmp(allow, "0") ? allow : "",
+			    allow && strcmp(allow, "0") ? "' is not 1 or panic)" : "");
 		return false;
 	}
 	if (panic || zc_sysctl_read("kernel.panic_on_warn", &pow) || !pow)
 		return true;
-	zc_why_set(why, "kernel.panic_on_warn=1: a kernel carrying %s would panic here; ZC_ALLOW_WARN=panic runs it anyway",
-		   TEARDOWN_BUG);
+	zc_why_skip(why, ZC_CLASS_ENV, "kernel.panic_on_warn=1: a kernel carrying %s would panic here; ZC_ALLOW_WARN=panic runs it anyway",
+		    TEARDOWN_BUG);
 	return false;
 }
 
@@ -872,7 +874,7 @@ static void case_psock_teardown(const struct zc_case *c, const struct row *row,
 	int ret, rounds = 0;
 
 	if (!teardown_allowed(cx, &why)) {
-		ktap_skip(c->name, "%s", why.msg);
+		ktap_skip_why(c->name, &why);
 		return;
 	}
 	if (zc_psock_race_open(&r, &cx->pat, cx->o.cpu_tx, cx->o.cpu_rx,
@@ -1005,8 +1007,8 @@ static enum zc_sm_probe_state splice_probe(struct ctx *cx)
 		blind_note("splice probe");
 	cx->probe = po.state;
 	if (po.state == ZC_SM_PROBE_UNSUPPORTED)
-		zc_why_set(&cx->probe_reason, "kernel lacks splice_read for sockmap ingress: %s with FIONREAD=%d (in no release yet: kpatch/0001)",
-			   zc_sm_errname(po.err), po.inq);
+		zc_why_skip(&cx->probe_reason, ZC_CLASS_KERNEL, "kernel lacks splice_read for sockmap ingress: %s with FIONREAD=%d (in no release yet: kpatch/0001)",
+			    zc_sm_errname(po.err), po.inq);
 	else if (po.state == ZC_SM_PROBE_FAILED)
 		zc_why_set(&cx->probe_reason, "splice probe: %s", po.why.msg);
 	return cx->probe;

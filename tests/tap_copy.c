@@ -360,8 +360,8 @@ static enum zc_pre pre_verdict(const struct zc_case *c, const struct row *v,
 			      }, why))
 		return ZC_SKIP;
 	if (foreign && ctx->netns_taps < 0)
-		return zc_why_set(why, "cannot tell whether packet taps are per namespace: no vmlinux BTF to look for struct net.ptype_all (%s)",
-				  strerror(-ctx->netns_taps)), ZC_SKIP;
+		return zc_why_skip(why, ZC_CLASS_ENV, "cannot tell whether packet taps are per namespace: no vmlinux BTF to look for struct net.ptype_all (%s)",
+				   strerror(-ctx->netns_taps)), ZC_SKIP;
 	if (foreign && !ctx->netns_taps)
 		return zc_why_set(why, "copied by a tap in another namespace: %s, so %s -> skb_orphan_frags_rx -> skb_copy_ubufs, before af_packet drops it as foreign",
 				  GLOBAL_TAPS, foreign), ZC_XFAIL;
@@ -386,7 +386,8 @@ static void case_verdict(const struct zc_case *c, const struct row *v,
 	if (ret) {
 		zc_vrun_close(&r.run);
 		if (way_of(v)->setup == SETUP_XDP && (ret == -EOPNOTSUPP || ret == -EINVAL))
-			ktap_skip(c->name, "%s", why.msg);
+			/* XDP on the test's own veth: the kernel's */
+			ktap_skip(c->name, ZC_CLASS_KERNEL, "%s", why.msg);
 		else
 			ktap_fail_why(c->name, &why);
 		return;
@@ -505,7 +506,8 @@ static void case_rate(const struct zc_case *c, const struct row *rc,
 	ret = measure(ctx, rc, &ratio, &why);
 	zc_witness_enable(true);
 	if (ret > 0) {
-		ktap_skip(c->name, "%s", why.msg);
+		/* a copy zc_env_copy_cause explains */
+		ktap_skip_why(c->name, &why);
 		return;
 	}
 	if (ret) {

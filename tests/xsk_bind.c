@@ -207,7 +207,7 @@ static bool mode_skipped(const struct xsk_ctx *x, enum zc_xsk_attach at, struct 
 {
 	if (x->modes & (1 << at))
 		return false;
-	zc_why_set(why, "--mode %s", x->mode_arg);
+	zc_why_skip(why, ZC_CLASS_HARNESS, "--mode %s", x->mode_arg);
 	return true;
 }
 
@@ -216,7 +216,7 @@ static enum zc_pre pre_features(const struct zc_case *c, const struct row *row,
 {
 	if (x->d.info_err != -ENOENT)
 		return ZC_RUN;
-	zc_why_set(why, "kernel lacks the netdev generic netlink family (6.3)");
+	zc_why_skip(why, ZC_CLASS_KERNEL, "kernel lacks the netdev generic netlink family (6.3)");
 	return ZC_SKIP;
 }
 
@@ -227,7 +227,7 @@ static enum zc_pre pre_bind(const struct zc_case *c, const struct row *cell,
 		return ZC_SKIP;
 	if (!x->bpf_skip.msg[0])
 		return ZC_RUN;
-	zc_why_set(why, "needs an XDP program: %s", x->bpf_skip.msg);
+	zc_why_skip(why, x->bpf_skip.cls, "needs an XDP program: %s", x->bpf_skip.msg);
 	return ZC_SKIP;
 }
 
@@ -237,7 +237,8 @@ static enum zc_pre pre_data(const struct zc_case *c, const struct row *dc,
 	if (mode_skipped(x, dc->at, why))
 		return ZC_SKIP;
 	if (!x->d.veth) {
-		zc_why_set(why, "--iface: data cases run only on the test's own veth pair");
+		zc_why_skip(why, ZC_CLASS_HARNESS,
+			    "--iface: data cases run only on the test's own veth pair");
 		return ZC_SKIP;
 	}
 	if (dc->bm == BM_ZEROCOPY && !zc_xsk_dut_zc_ok(&x->d)) {
@@ -246,7 +247,7 @@ static enum zc_pre pre_data(const struct zc_case *c, const struct row *dc,
 	}
 	if (!x->bpf_skip.msg[0])
 		return ZC_RUN;
-	zc_why_set(why, "needs XDP programs: %s", x->bpf_skip.msg);
+	zc_why_skip(why, x->bpf_skip.cls, "needs XDP programs: %s", x->bpf_skip.msg);
 	return ZC_SKIP;
 }
 
@@ -412,7 +413,7 @@ static void case_bind(const struct zc_case *c, const struct row *cell,
 			    })) {
 		/* A device named by --iface may have no native XDP at all. */
 		if (cell->at == AT_NATIVE && !d->veth && strstr(r.why.msg, "attach"))
-			ktap_skip(c->name, "%s", r.why.msg);
+			ktap_skip(c->name, ZC_CLASS_ENV, "%s", r.why.msg);
 		else
 			ktap_fail_why(c->name, &r.why);
 		zc_xsk_run_close(&r);
@@ -428,7 +429,8 @@ static void case_bind(const struct zc_case *c, const struct row *cell,
 	r.x.bind_flags = flags;
 	switch (check_bind(&r, cell, ret, tries)) {
 	case BIND_REFUSED:
-		ktap_skip(c->name, "%s", r.why.msg);
+		/* the device's features, as the probe read them */
+		ktap_skip(c->name, ZC_CLASS_ENV, "%s", r.why.msg);
 		break;
 	case BIND_WRONG:
 		ktap_fail_why(c->name, &r.why);
@@ -674,7 +676,8 @@ static void case_data(const struct zc_case *c, const struct row *dc,
 	ok = zc_xsk_run_account(&r, dc->path);
 	/* The pair's counters read once the account has settled. */
 	if (zc_xsk_account_pair(&r, dc->path, &lost) && !ok)
-		ktap_skip(c->name, "%s", lost.msg);
+		/* frames a real pair's wire lost: not the kernel's path */
+		ktap_skip(c->name, ZC_CLASS_ENV, "%s", lost.msg);
 	else if (!ok)
 		ktap_fail_why(c->name, &r.why);
 	else if (report_data(x, c, dc, &r, &rate, &seen))

@@ -8,6 +8,11 @@
 # up state. A port with a default route or an address outside the test
 # ranges is refused before anything runs (in a namespace of its own, so
 # this machine's ports are never offered).
+# The binaries take ZC_PAIR only from the runner: set by hand on a port
+# with a management address, it is refused (128, one line) and the port
+# stays up with its address. A runner killed outright (SIGKILL) leaves
+# its record of the ports and its log folder: the next run puts the
+# ports back as recorded and removes both.
 
 . "$(dirname "$0")/../lib.sh"
 
@@ -19,11 +24,15 @@ fi
 
 A=zcpr$$a
 B=zcpr$$b
+# the binaries' own refusal: a pair of this check's, h2 and the pid
+MA=zch2$$m
+MB=zch2$$n
 R=("$TOP/run_tests.sh" -b "$BUILD_DIR")
 tmp=$(mktemp -d /tmp/zc-check-pair.XXXXXX)
 cleanup()
 {
 	ip link del "$A" 2>/dev/null
+	ip link del "$MA" 2>/dev/null
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -132,4 +141,64 @@ refuse()
 refuse default_route "ip addr add 198.18.252.1/24 dev ra; ip route add default via 198.18.252.254 dev ra"
 refuse management_address "ip addr add 192.0.2.10/24 dev rb"
 refuse bad_spec "true; set -- \"\${@/ra,rb/ra}\""
+refuse loopback "true; set -- \"\${@/ra,rb/lo,rb}\""
+
+# ZC_PAIR by hand, straight to a binary, on a port with a management
+# address: refused before anything is touched.
+if ip link add "$MA" type veth peer name "$MB" && ip addr add 192.0.2.1/24 dev "$MB" &&
+	ip link set dev "$MA" up && ip link set dev "$MB" up; then
+	mb_before=$(state_of "$MB")
+	err=$(cd "$BUILD_DIR" && ZC_PAIR="$MA,$MB" timeout 60 ./tap_copy -t udp4.send_zc.notap 2>&1 >/dev/null)
+	rc=$?
+	expect "pair.binary_refuses_zc_pair_by_hand # exit $rc: $err" \
+		test "$rc" = 128 -a "$(grep -c . <<<"$err")" = 1
+	mb_now=$(state_of "$MB")
+	if [ "$mb_now" = "$mb_before" ] && grep -q '<.*UP.*>' <<<"$mb_now" &&
+		grep -q ' 192.0.2.1/24$' <<<"$mb_now"; then
+		ok "pair.binary_leaves_the_port_up_with_its_address"
+	else
+		not_ok "pair.binary_leaves_the_port_up_with_its_address" "$mb_before" "now:" "$mb_now"
+	fi
+	# a state folder that is no live runner's does not do either
+	mkdir -m 700 "$tmp/fake" && echo "$MA,$MB" >"$tmp/fake/pair" && echo "999999999 0" >"$tmp/fake/.owner"
+	err=$(cd "$BUILD_DIR" && ZC_PAIR="$MA,$MB" ZC_PAIR_STATE="$tmp/fake" timeout 60 ./tap_copy \
+		-t udp4.send_zc.notap 2>&1 >/dev/null)
+	rc=$?
+	expect "pair.binary_refuses_a_dead_runners_state # exit $rc" test "$rc" = 128
+	ip link del "$MA"
+else
+	not_ok "pair.make_veth_h2" "cannot make $MA/$MB"
+fi
+
+# The runner killed outright while the test holds the ports: the test
+# dies with it (PR_SET_PDEATHSIG) and the veth with the test's
+# namespaces; the record and the log folder stay behind.
+make_pair
+before=$(state)
+ls -d /tmp/zc-pair.* /tmp/zc-run.* 2>/dev/null | sort >"$tmp/folders.before"
+exec 3>&2 2>/dev/null
+"${R[@]}" --pair "$A,$B" -t tap_copy >/dev/null 2>&1 &
+rpid=$!
+wait_gone
+sleep 0.3
+kill -KILL "$rpid"
+wait "$rpid"
+exec 2>&3 3>&-
+for i in $(seq 1 100); do
+	ip link show dev "$A" >/dev/null 2>&1 || break
+	sleep 0.1
+done
+left=$(ls -d /tmp/zc-pair.* /tmp/zc-run.* 2>/dev/null | sort | comm -13 "$tmp/folders.before" -)
+expect "pair.sigkill_of_the_runner_leaves_its_record # $(echo $left)" \
+	grep -q '^/tmp/zc-pair\.' <<<"$left"
+# the next run, whatever it does: here only --dry-run
+out=$("${R[@]}" -t tap_copy --dry-run 2>&1)
+same_as_before "pair.next_run_puts_back_a_killed_runs_ports"
+still=$(for d in $left; do [ -e "$d" ] && echo "$d"; done)
+if [ -z "$still" ]; then
+	ok "pair.next_run_removes_a_killed_runs_folders"
+else
+	not_ok "pair.next_run_removes_a_killed_runs_folders" "$still"
+fi
+expect "pair.next_run_says_so" grep -q "put back $A,$B as a killed run" <<<"$out"
 t_done

@@ -17,7 +17,7 @@ mkfake()
 
 mkfake a_pass 'echo "TAP version 13"; echo "1..1"; echo "ok 1 x"; exit 0'
 mkfake b_fail 'echo "not ok 1 x"; exit 1'
-mkfake c_skip 'echo "1..0 # SKIP needs CAP_NET_ADMIN"; exit 4'
+mkfake c_skip 'echo "# skip-class * environment"; echo "1..0 # SKIP needs CAP_NET_ADMIN"; exit 4'
 mkfake d_xfail 'exit 2'
 mkfake e_crash 'kill -SEGV $$'
 # The hang leaves a grandchild behind that must die with the group.
@@ -56,7 +56,9 @@ ok 1 selftests: zc: a_pass
 not ok 2 selftests: zc: b_fail # exit=1
 # overriding timeout to 2
 # selftests: zc: c_skip
+# # skip-class * environment
 # 1..0 # SKIP needs CAP_NET_ADMIN
+# skip-class selftests: zc: c_skip environment
 ok 3 selftests: zc: c_skip # SKIP
 # overriding timeout to 2
 # selftests: zc: d_xfail

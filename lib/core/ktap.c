@@ -128,7 +128,13 @@ static unsigned int *counter(enum ktap_status st)
 	}
 }
 
-void ktap_report(const char *name, enum ktap_status st, const char *reason)
+void ktap_skip_class(const char *name, enum zc_class cls)
+{
+	fprintf(out(), "# skip-class %s %s\n", name, zc_why_class_name(cls));
+}
+
+void ktap_report(const char *name, enum ktap_status st, const char *reason,
+		 enum zc_class cls)
 {
 	static const char *const dirs[] = {
 		[KTAP_SKIP] = "SKIP", [KTAP_XFAIL] = "XFAIL", [KTAP_XPASS] = "XPASS",
@@ -138,6 +144,8 @@ void ktap_report(const char *name, enum ktap_status st, const char *reason)
 
 	(*counter(st))++;
 	test_num++;
+	if (st == KTAP_SKIP)
+		ktap_skip_class(name, cls);
 	fprintf(out(), "%s %u %s", st == KTAP_FAIL || st == KTAP_NONE ? "not ok" : "ok",
 		test_num, name);
 	if (dir) {
@@ -150,10 +158,10 @@ void ktap_report(const char *name, enum ktap_status st, const char *reason)
 }
 
 static void result(enum ktap_status st, bool unexpected, const char *name,
-		   const char *reason)
+		   const char *reason, enum zc_class cls)
 {
 	if (!body.active) {
-		ktap_report(name, st, reason);
+		ktap_report(name, st, reason, cls);
 		return;
 	}
 	if (body.b.status != KTAP_NONE) {
@@ -164,6 +172,7 @@ static void result(enum ktap_status st, bool unexpected, const char *name,
 	}
 	body.b.status = st;
 	body.b.unexpected = unexpected;
+	body.b.cls = cls;
 	snprintf(body.b.reason, sizeof(body.b.reason), "%s", reason ? reason : "");
 }
 
@@ -186,7 +195,7 @@ void ktap_count_error(void)
 
 void ktap_pass(const char *name)
 {
-	result(KTAP_PASS, false, name, NULL);
+	result(KTAP_PASS, false, name, NULL, ZC_CLASS_NONE);
 }
 
 /* "# FILE:LINE: NAME: MSG", the failing check's place first. */
@@ -209,7 +218,7 @@ void ktap_fail_at(const char *file, int line, const char *name,
 		va_end(ap);
 	}
 	fail_msg(file, line, name, msg);
-	result(KTAP_FAIL, unexpected, name, NULL);
+	result(KTAP_FAIL, unexpected, name, NULL, ZC_CLASS_NONE);
 }
 
 void ktap_fail_why_at(const char *file, int line, const char *name,
@@ -219,17 +228,17 @@ void ktap_fail_why_at(const char *file, int line, const char *name,
 		fail_msg(why->file, why->line, name, why->msg);
 	else
 		fail_msg(file, line, name, why->msg);
-	result(KTAP_FAIL, unexpected, name, NULL);
+	result(KTAP_FAIL, unexpected, name, NULL, ZC_CLASS_NONE);
 }
 
-static void directive(enum ktap_status st, const char *name,
-		      const char *fmt, va_list ap)
+static void directive(enum ktap_status st, enum zc_class cls,
+		      const char *name, const char *fmt, va_list ap)
 {
 	char reason[512] = "";
 
 	if (fmt)
 		vsnprintf(reason, sizeof(reason), fmt, ap);
-	result(st, false, name, reason);
+	result(st, false, name, reason, cls);
 }
 
 #define DIRECTIVE_FN(fn, st)						\
@@ -238,13 +247,26 @@ void fn(const char *name, const char *fmt, ...)				\
 	va_list ap;							\
 									\
 	va_start(ap, fmt);						\
-	directive(st, name, fmt, ap);					\
+	directive(st, ZC_CLASS_NONE, name, fmt, ap);			\
 	va_end(ap);							\
 }
 
-DIRECTIVE_FN(ktap_skip, KTAP_SKIP)
 DIRECTIVE_FN(ktap_xfail, KTAP_XFAIL)
 DIRECTIVE_FN(ktap_xpass, KTAP_XPASS)
+
+void ktap_skip(const char *name, enum zc_class cls, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	directive(KTAP_SKIP, cls, name, fmt, ap);
+	va_end(ap);
+}
+
+void ktap_skip_why(const char *name, const struct zc_why *why)
+{
+	result(KTAP_SKIP, false, name, why->msg, why->cls);
+}
 
 void ktap_metric_speed(const char *name, const struct zc_stats *s,
 		       const char *unit, const struct zc_stats *speed)

@@ -47,8 +47,16 @@ void ktap_plan(unsigned int n);
 void ktap_print_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 void ktap_pass(const char *name);
-void ktap_skip(const char *name, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+/* A skip states whose it is (why.h's enum zc_class): its raiser knows. */
+void ktap_skip(const char *name, enum zc_class cls, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The skip of a reason that carries its class (a precondition's, a probe's). */
+void ktap_skip_why(const char *name, const struct zc_why *why);
+/*
+ * "# skip-class NAME CLASS", the line directly before a SKIP of NAME
+ * ("*": the whole binary, before its plan); ktap_report prints it itself.
+ */
+void ktap_skip_class(const char *name, enum zc_class cls);
 void ktap_xfail(const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void ktap_xpass(const char *name, const char *fmt, ...)
@@ -131,13 +139,15 @@ struct ktap_body {
 	bool unexpected;		/* a ktap_fail_unexpected() */
 	unsigned int extra;		/* results reported after the first */
 	char reason[512];		/* a SKIP's, XFAIL's or XPASS's reason */
+	enum zc_class cls;		/* a SKIP's class */
 };
 
 /* From here to ktap_body_end(), results are held, not printed. */
 void ktap_body_begin(void);
 void ktap_body_end(struct ktap_body *b);
-/* The case's result line, counted in the totals. */
-void ktap_report(const char *name, enum ktap_status st, const char *reason);
+/* The case's result line (a SKIP's after its class line), counted in the totals. */
+void ktap_report(const char *name, enum ktap_status st, const char *reason,
+		 enum zc_class cls);
 /* A fault of the binary rather than of a case (fails the run). */
 void ktap_count_error(void);
 

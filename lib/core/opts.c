@@ -4,10 +4,12 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "core/ktap.h"
 #include "core/opts.h"
@@ -105,7 +107,8 @@ static void zc_usage(const struct zc_test_desc *d, FILE *f)
 	for (e = d->extra; e && e->name; e++)
 		print_opt(f, e);
 	fprintf(f, "\nenvironment: ZC_DURATION, ZC_REPEAT follow the bounds of --duration,\n"
-		"  --repeat (a bad value is a usage error); ZC_VERIFY=1 is --verify\n");
+		"  --repeat (a bad value is a usage error); ZC_VERIFY=1 is --verify;\n"
+		"  ZC_PAIR=IFA,IFB only from run_tests.sh --pair (set by hand: usage error)\n");
 	fprintf(f, "\nexit: 0 pass, 1 fail, 2 xfail, 3 xpass, 4 skip (kselftest codes),\n"
 		"  %d usage error (one line on stderr)\n", ZC_EXIT_USAGE);
 }
@@ -149,6 +152,55 @@ static void zc_default_cpus(int *cpu_tx, int *cpu_rx)
 
 	*cpu_tx = 0;
 	*cpu_rx = n >= 2 ? 1 : 0;
+}
+
+/* Is PATH this user's (or root's) alone: nobody else can write it? */
+static bool ours_alone(const char *path)
+{
+	struct stat st;
+
+	return !lstat(path, &st) && !(st.st_mode & 022) &&
+	       (st.st_uid == geteuid() || !st.st_uid);
+}
+
+/*
+ * ZC_PAIR moves real ports into the test's namespaces, and a namespace
+ * that dies gives them back down and bare. Only run_tests.sh --pair
+ * checks a port first (no default route, no address outside the test
+ * ranges, no loopback) and puts it back after every test and after a
+ * killed run: the binaries take ZC_PAIR only from a live runner's state
+ * (ZC_PAIR_STATE, whose "pair" file names the same ports), so the rule
+ * lives once, in the runner.
+ */
+static int check_pair(const char *pair, char *err, size_t len)
+{
+	const char *dir = getenv("ZC_PAIR_STATE");
+	char path[4096], text[64] = "";
+	long pid = 0;
+	FILE *f;
+
+	if (!dir || !*dir)
+		return err_out(err, len, "ZC_PAIR=%s: real ports are taken only through run_tests.sh --pair, which refuses a port this machine is reached through and puts the ports back",
+			       pair);
+	snprintf(path, sizeof(path), "%s/pair", dir);
+	f = ours_alone(dir) && ours_alone(path) ? fopen(path, "re") : NULL;
+	if (f) {
+		if (!fgets(text, sizeof(text), f))
+			text[0] = '\0';
+		fclose(f);
+		text[strcspn(text, "\n")] = '\0';
+	}
+	snprintf(path, sizeof(path), "%s/.owner", dir);
+	f = fopen(path, "re");
+	if (f) {
+		if (fscanf(f, "%ld", &pid) != 1)
+			pid = 0;
+		fclose(f);
+	}
+	if (strcmp(text, pair) || pid <= 0 || (kill(pid, 0) && errno != EPERM))
+		return err_out(err, len, "ZC_PAIR=%s: ZC_PAIR_STATE=%s is no live run_tests.sh --pair's record of these ports",
+			       pair, dir);
+	return 0;
 }
 
 /* The one rule for a duration and a repeat count, option or environment. */
@@ -199,6 +251,9 @@ static int set_defaults(struct zc_opts *o, const struct zc_test_desc *d,
 		return -1;
 	env = getenv("ZC_VERIFY");
 	o->verify = env && !strcmp(env, "1");
+	env = getenv("ZC_PAIR");
+	if (env && *env && check_pair(env, err, len))
+		return -1;
 	/* One case pattern for every binary (tools/vmtest --case): a
 	 * bisect step runs only the cases it judges. */
 	env = getenv("ZC_CASE");

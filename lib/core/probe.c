@@ -61,7 +61,7 @@ int zc_require_caps(struct zc_why *w, const cap_value_t *caps, int n)
 	for (i = 0; i < n; i++) {
 		if (!zc_have_cap(caps[i])) {
 			snprintf(reason, len, "needs %s", cap_label(caps[i]));
-			return -1;
+			return zc_why_as(w, ZC_CLASS_ENV);
 		}
 	}
 	return 0;
@@ -77,7 +77,7 @@ int zc_require_bpf_caps(struct zc_why *w)
 	     zc_have_cap(CAP_NET_ADMIN)))
 		return 0;
 	snprintf(reason, len, "needs CAP_BPF+CAP_PERFMON+CAP_NET_ADMIN or CAP_SYS_ADMIN");
-	return -1;
+	return zc_why_as(w, ZC_CLASS_ENV);
 }
 
 bool zc_uid_map_is_initial(const char *text)
@@ -160,11 +160,13 @@ int zc_probe_bpf(struct zc_why *w)
 	};
 	static int cached = 1;
 	static char why[256];
+	static enum zc_class cls;
 	int fd, err;
 
 	if (cached <= 0) {
 		if (cached < 0)
 			snprintf(reason, len, "%s", why);
+		w->cls = cls;
 		return cached;
 	}
 	fd = bpf_prog_load(BPF_PROG_TYPE_SCHED_CLS, "zc_probe", "GPL", insns,
@@ -175,6 +177,9 @@ int zc_probe_bpf(struct zc_why *w)
 		return 0;
 	}
 	err = errno;
+	/* EPERM/EACCES: capabilities, a user namespace, an LSM, the sysctl */
+	cls = err == EPERM || err == EACCES || err == ENOSYS ? ZC_CLASS_ENV :
+	      ZC_CLASS_KERNEL;
 	if (zc_userns_initial() == 0 && (err == EPERM || err == EACCES))
 		snprintf(why, sizeof(why),
 			 "%s: BPF needs CAP_BPF+CAP_NET_ADMIN or CAP_SYS_ADMIN in the initial user namespace (BPF_PROG_LOAD: %s)",
@@ -184,7 +189,7 @@ int zc_probe_bpf(struct zc_why *w)
 			 strerror(err));
 	cached = -1;
 	snprintf(reason, len, "%s", why);
-	return -1;
+	return zc_why_as(w, cls);
 }
 
 int zc_probe_uring(struct zc_why *w)
@@ -201,6 +206,8 @@ int zc_probe_uring(struct zc_why *w)
 		return 0;
 	}
 	err = errno;
+	/* the build's CONFIG_IO_URING, a sysctl, seccomp, an LSM */
+	w->cls = ZC_CLASS_ENV;
 	zc_sysctl_read("kernel.io_uring_disabled", &dis);
 	if (err == ENOSYS)
 		snprintf(reason, len, "kernel lacks io_uring (io_uring_setup: ENOSYS, CONFIG_IO_URING)");
@@ -215,6 +222,9 @@ int zc_probe_uring(struct zc_why *w)
 			 strerror(err));
 	else
 		snprintf(reason, len, "io_uring_setup: %s", strerror(err));
+	/* an errno none of the above explains: the kernel's until known */
+	if (err != ENOSYS && !dis && err != EPERM)
+		w->cls = ZC_CLASS_KERNEL;
 	return -1;
 }
 
@@ -315,7 +325,7 @@ int zc_require_config(struct zc_why *w, const char *const *opts, int n)
 			snprintf(reason, len, "%s%s not set",
 				 strncmp(opts[i], "CONFIG_", 7) ? "CONFIG_" : "",
 				 opts[i]);
-			return -1;
+			return zc_why_as(w, ZC_CLASS_ENV);
 		}
 	}
 	return 0;

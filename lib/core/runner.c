@@ -122,6 +122,7 @@ struct case_facts {
 	const char *name;
 	enum zc_pre pre;		/* the precondition's word */
 	const char *pre_why;		/* its reason */
+	enum zc_class pre_cls;		/* whose its SKIP is */
 	const char *xfail;		/* the row's known failure, or NULL */
 	struct ktap_body body;		/* what the body reported */
 	const char *starved;		/* a wait that ran out of patience, or NULL */
@@ -130,11 +131,14 @@ struct case_facts {
 };
 
 /*
- * The one place a case's status is decided, in this order:
- * - a precondition's SKIP: the body never ran;
+ * The one place a case's status, and a SKIP's class, is decided, in
+ * this order:
+ * - a precondition's SKIP: the body never ran; its class is the
+ *   precondition's;
  * - the body's result (none is a FAIL);
  * - a FAIL while a wait starved, or while this process was not running
- *   (SIGSTOP, a frozen VM), is no verdict on the kernel: SKIP;
+ *   (SIGSTOP, a frozen VM), is no verdict on the kernel: SKIP, class
+ *   harness (a body's own SKIP keeps the class it gave);
  * - an expected failure (the precondition's ZC_XFAIL, else the row's
  *   xfail) turns FAIL into XFAIL and PASS into XPASS, but not a failure
  *   the body reported as unexpected (ktap_fail_unexpected);
@@ -142,14 +146,17 @@ struct case_facts {
  *   known bug carried by this kernel makes any other status XFAIL.
  */
 static enum ktap_status case_status(const struct case_facts *f,
-				    char *reason, size_t len)
+				    char *reason, size_t len,
+				    enum zc_class *cls)
 {
 	enum ktap_status st = f->body.status;
 	const char *expected = f->pre == ZC_XFAIL ? f->pre_why : f->xfail;
 
 	reason[0] = '\0';
+	*cls = f->body.cls;
 	if (f->pre == ZC_SKIP) {
 		snprintf(reason, len, "%s", f->pre_why);
+		*cls = f->pre_cls;
 		return KTAP_SKIP;
 	}
 	if (st == KTAP_NONE) {
@@ -162,11 +169,13 @@ static enum ktap_status case_status(const struct case_facts *f,
 			 "starved: a wait of the case was %s: this machine is too slow or loaded for %s, not the kernel's",
 			 f->starved, f->name);
 		st = KTAP_SKIP;
+		*cls = ZC_CLASS_HARNESS;
 	} else if (st == KTAP_FAIL && f->paused > 0) {
 		snprintf(reason, len,
 			 "harness stall: this test process was not scheduled for %.1f s during the case (stopped, or a frozen or starved machine), not the kernel's",
 			 f->paused);
 		st = KTAP_SKIP;
+		*cls = ZC_CLASS_HARNESS;
 	}
 	if (expected && st == KTAP_FAIL && f->body.unexpected) {
 		ktap_print_msg("%s: not the expected failure (%s)", f->name, expected);
@@ -191,10 +200,12 @@ static void run_case(const struct zc_case *c, void *ctx, bool watch)
 	char note[160], reason[512];
 	unsigned int starved;
 	enum ktap_status st;
+	enum zc_class cls;
 
 	if (c->pre)
 		f.pre = c->pre(c, ctx, &why);
 	f.pre_why = why.msg;
+	f.pre_cls = why.cls;
 	if (f.pre != ZC_SKIP) {
 		f.paused = zc_paused_s();
 		starved = zc_starved_count(NULL, 0);
@@ -209,8 +220,8 @@ static void run_case(const struct zc_case *c, void *ctx, bool watch)
 		if (watch)
 			kmsg_read(c->name, &f.kmsg);
 	}
-	st = case_status(&f, reason, sizeof(reason));
-	ktap_report(c->name, st, reason);
+	st = case_status(&f, reason, sizeof(reason), &cls);
+	ktap_report(c->name, st, reason, cls);
 }
 
 int zc_run_cases(const struct zc_case *cases, size_t n,
@@ -249,9 +260,12 @@ static void list_cases(const struct zc_test *t, const struct zc_opts *o)
 			printf("%s\n", t->cases[i].name);
 }
 
-/* Every selected case skipped for one reason (the probe's, or setup's). */
+/*
+ * Every selected case skipped for one reason (the probe's, or setup's),
+ * the whole binary's class said first.
+ */
 static int skip_cases(const struct zc_test *t, const struct zc_opts *o,
-		      const char *reason)
+		      const struct zc_why *why)
 {
 	unsigned int planned = count_selected(t->cases, t->ncases, o);
 	size_t i;
@@ -259,10 +273,11 @@ static int skip_cases(const struct zc_test *t, const struct zc_opts *o,
 	if (!planned)
 		return no_case_selected(o);
 	ktap_header();
+	ktap_skip_class("*", why->cls);
 	ktap_plan(planned);
 	for (i = 0; i < t->ncases; i++)
 		if (zc_case_selected(o, t->cases[i].name))
-			ktap_skip(t->cases[i].name, "%s", reason);
+			ktap_skip_why(t->cases[i].name, why);
 	return ktap_finish();
 }
 
@@ -295,17 +310,17 @@ int zc_main(const struct zc_test *t, int argc, char **argv,
 	if (!count_selected(t->cases, t->ncases, o))
 		return no_case_selected(o);
 	if (t->probe && t->probe(ctx, &why))
-		return skip_cases(t, o, why.msg);
+		return skip_cases(t, o, &why);
 	nofile = zc_raise_limits();
 	if (nofile >= 0 && nofile < ZC_NOFILE_MIN) {
-		snprintf(why.msg, sizeof(why.msg),
-			 "open files limit RLIMIT_NOFILE is %ld and cannot be raised (no CAP_SYS_RESOURCE): the harness needs %d (ulimit -n)",
-			 nofile, ZC_NOFILE_MIN);
-		return skip_cases(t, o, why.msg);
+		zc_why_skip(&why, ZC_CLASS_ENV,
+			    "open files limit RLIMIT_NOFILE is %ld and cannot be raised (no CAP_SYS_RESOURCE): the harness needs %d (ulimit -n)",
+			    nofile, ZC_NOFILE_MIN);
+		return skip_cases(t, o, &why);
 	}
 	ret = t->setup ? t->setup(ctx, &why) : 0;
 	if (ret == KSFT_SKIP) {
-		ret = skip_cases(t, o, why.msg);
+		ret = skip_cases(t, o, &why);
 	} else if (ret) {
 		if (t->teardown)
 			t->teardown(ctx);

@@ -14,6 +14,7 @@ int zc_why_set_at(struct zc_why *w, const char *file, int line,
 
 	w->file = file;
 	w->line = line;
+	w->cls = ZC_CLASS_NONE;
 	va_start(ap, fmt);
 	vsnprintf(w->msg, sizeof(w->msg), fmt, ap);
 	va_end(ap);
@@ -29,6 +30,7 @@ int zc_why_errno_at(struct zc_why *w, const char *file, int line,
 
 	w->file = file;
 	w->line = line;
+	w->cls = ZC_CLASS_NONE;
 	va_start(ap, fmt);
 	vsnprintf(w->msg, sizeof(w->msg), fmt, ap);
 	va_end(ap);
@@ -53,4 +55,16 @@ int zc_why_prefix(struct zc_why *w, const char *fmt, ...)
 		snprintf(w->msg + n, sizeof(w->msg) - n, ": %.*s",
 			 (int)(sizeof(w->msg) - n - 3), old);
 	return -1;
+}
+
+const char *zc_why_class_name(enum zc_class cls)
+{
+	switch (cls) {
+	case ZC_CLASS_ENV:
+		return "environment";
+	case ZC_CLASS_HARNESS:
+		return "harness";
+	default:
+		return "kernel";
+	}
 }

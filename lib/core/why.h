@@ -11,13 +11,32 @@
 #include <stddef.h>
 
 /*
+ * Whose a skip is, stated where the skip is raised (TAP: a
+ * "# skip-class NAME CLASS" line before the SKIP, doc/results.md): a
+ * comparison calls pass -> skip a regression only when the kernel lacks
+ * or changed a feature; the environment (capabilities, sysctls, config
+ * options, devices, limits, seccomp/LSM, a foreign tap) and the harness
+ * (starved, stalled, interrupted, its own limits) are no verdict on the
+ * kernel. NONE (nobody said) is reported as kernel: a skip for a new
+ * reason stays a regression until its raiser names the class.
+ */
+enum zc_class {
+	ZC_CLASS_NONE = 0,
+	ZC_CLASS_KERNEL,
+	ZC_CLASS_ENV,
+	ZC_CLASS_HARNESS,
+};
+
+/*
  * The reason, and the file:line that wrote it: a failure line names the
- * check that failed, as the kernel's own harness does.
+ * check that failed, as the kernel's own harness does. cls: whose it is
+ * when it becomes a skip (zc_why_set leaves NONE; zc_why_as sets it).
  */
 struct zc_why {
 	char msg[512];
 	const char *file;	/* NULL: not set by a check */
 	int line;
+	enum zc_class cls;
 };
 
 /* The source file's name, for file:line (no build directory in it). */
@@ -27,7 +46,10 @@ struct zc_why {
 #define ZC_FILE __FILE__
 #endif
 
-/* Set the reason; returns -1 so that "return zc_why_set(...)" fails. */
+/*
+ * Set the reason (its class back to NONE); returns -1 so that
+ * "return zc_why_set(...)" fails.
+ */
 #define zc_why_set(w, ...) zc_why_set_at((w), ZC_FILE, __LINE__, __VA_ARGS__)
 /* The same with ": strerror(errno)" appended (errno as it was on entry). */
 #define zc_why_errno(w, ...) zc_why_errno_at((w), ZC_FILE, __LINE__, __VA_ARGS__)
@@ -45,7 +67,20 @@ static inline void zc_why_clear(struct zc_why *w)
 	w->msg[0] = '\0';
 	w->file = NULL;
 	w->line = 0;
+	w->cls = ZC_CLASS_NONE;
 }
+
+/* Name the class of the reason already set; -1, as zc_why_set. */
+static inline int zc_why_as(struct zc_why *w, enum zc_class cls)
+{
+	w->cls = cls;
+	return -1;
+}
+/* Set a reason with its class in one go (a skip's raiser). */
+#define zc_why_skip(w, cls, ...) \
+	(zc_why_set((w), __VA_ARGS__), zc_why_as((w), (cls)))
+/* "kernel", "environment" or "harness" (NONE: "kernel"). */
+const char *zc_why_class_name(enum zc_class cls);
 
 /*
  * Check a condition; when false record what was expected and what was

@@ -385,6 +385,8 @@ int zc_topo_setup(struct zc_topo *t, int mtu, struct zc_why *w)
 			       t->b.ifname, t->mtu);
 	if (ret) {
 		snprintf(err, errlen, "topology: %s: %s", step, strerror(-ret));
+		/* as a skip: namespaces, devices, their options: this machine's */
+		w->cls = ZC_CLASS_ENV;
 		zc_topo_teardown(t);
 		return ret;
 	}

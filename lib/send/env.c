@@ -42,6 +42,8 @@ int zc_env_copy_cause(const struct zc_topo *t, struct zc_why *w)
 	size_t len = sizeof(w->msg);
 	int own[2] = { t->a.nsfd, t->b.nsfd };
 
+	/* what this says is never the kernel's doing */
+	w->cls = ZC_CLASS_ENV;
 	if (zc_taps_foreign(own, 2, w) > 0)
 		return 1;
 	return offload_cause(&t->a, why, len);

@@ -36,10 +36,10 @@ int zc_sink_feat_need(const struct zc_sink_feat *f, const struct zc_sink_need *n
 		      struct zc_why *why)
 {
 	if (n->uring && f->uring.msg[0])
-		return zc_why_set(why, "%s", f->uring.msg);
+		return zc_why_skip(why, f->uring.cls, "%s", f->uring.msg);
 	if (n->sink && f->bpf.msg[0])
-		return zc_why_set(why, "needs the tc drop sink%s: %s",
-				  n->what ? n->what : "", f->bpf.msg);
+		return zc_why_skip(why, f->bpf.cls, "needs the tc drop sink%s: %s",
+				   n->what ? n->what : "", f->bpf.msg);
 	return 0;
 }
 

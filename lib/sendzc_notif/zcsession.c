@@ -154,7 +154,7 @@ bool zc_session_usage(const struct zc_sink *sink, double timeout,
 	if (ret == ZC_VERDICT_ZEROCOPY || ret == ZC_VERDICT_COPIED)
 		return true;
 	if (ret == -EINVAL)
-		zc_why_set(why, "kernel lacks IORING_SEND_ZC_REPORT_USAGE (6.2+)");
+		zc_why_skip(why, ZC_CLASS_KERNEL, "kernel lacks IORING_SEND_ZC_REPORT_USAGE (6.2+)");
 	else
 		zc_why_set(why, "IORING_SEND_ZC_REPORT_USAGE probe: %s",
 			   strerror(-ret));

@@ -213,7 +213,7 @@ static bool env_explains(const char *name, const struct zc_vrun *r)
 		return false;
 	if (!zc_env_copy_cause(r->topo, &why))
 		return false;
-	ktap_skip(name, "%s", why.msg);
+	ktap_skip_why(name, &why);
 	return true;
 }
 

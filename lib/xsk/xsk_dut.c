@@ -160,7 +160,7 @@ int zc_xsk_dut_open(struct zc_xsk_dut *d, const char *iface, uint32_t queue,
 		return ret;
 	fd = zc_socket_in(d->nsfd, AF_XDP, SOCK_RAW, 0);
 	if (fd == -EAFNOSUPPORT) {
-		zc_why_set(why, "CONFIG_XDP_SOCKETS not set");
+		zc_why_skip(why, ZC_CLASS_ENV, "CONFIG_XDP_SOCKETS not set");
 		return -EOPNOTSUPP;
 	}
 	if (fd < 0) {
@@ -198,4 +198,6 @@ void zc_xsk_dut_zc_lacks(const struct zc_xsk_dut *d, struct zc_why *why)
 			   d->driver, strerror(-d->info_err));
 	else
 		zc_why_set(why, "%s lacks NETDEV_XDP_ACT_XSK_ZEROCOPY", d->driver);
+	/* the device's features, or what it says of them */
+	zc_why_as(why, ZC_CLASS_ENV);
 }
