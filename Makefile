@@ -136,6 +136,7 @@ endif
 # (asm/) after the kernel tree's and the system's, as the kernel's
 # selftests/bpf adds them.
 BPF_ENDIAN := $(if $(filter s390% powerpc64-% powerpc-% mips-% mips64-% sparc% m68k%,$(TARGET_TRIPLE)),bpfeb,bpfel)
+HOST_BPF_ENDIAN := $(if $(filter s390% ppc64 ppc mips mips64 sparc% m68k,$(shell uname -m)),bpfeb,bpfel)
 BPF_SYS_INCLUDES := $(foreach d,/usr/include/$(MULTIARCH) /usr/$(MULTIARCH)/include, \
 		    $(if $(wildcard $(d)),-idirafter $(d)))
 BPF_CFLAGS := -g -O2 -target $(BPF_ENDIAN) -Wall -Wno-unused-value \
@@ -217,8 +218,20 @@ $(LIBZC): $(LIB_OBJS)
 $(BPF_OBJS): $(OUTPUT)/%.bpf.o: $(TOP)/bpf/%.bpf.c $(wildcard $(TOP)/bpf/*.h) $(FLAGS_STAMP) | $(OUTPUT)
 	$(CLANG) $(BPF_CFLAGS) -c -o $@ $<
 
+ifeq ($(BPF_ENDIAN),$(HOST_BPF_ENDIAN))
 $(BPF_SKELS): $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $* > $@.tmp && mv $@.tmp $@
+else
+# bookworm's bpftool (libbpf 1.1) opens objects of the host's byte order
+# only: the skeleton comes from a host-order build of the same source and
+# embeds the target's object (tools/bpf-skel-embed).
+$(OUTPUT)/%.bpf.host.o: $(TOP)/bpf/%.bpf.c $(wildcard $(TOP)/bpf/*.h) $(FLAGS_STAMP) | $(OUTPUT)
+	$(CLANG) $(BPF_CFLAGS:$(BPF_ENDIAN)=$(HOST_BPF_ENDIAN)) -c -o $@ $<
+
+$(BPF_SKELS): $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o $(OUTPUT)/%.bpf.host.o
+	$(BPFTOOL) gen skeleton $(OUTPUT)/$*.bpf.host.o name $* | \
+		$(TOP)/tools/bpf-skel-embed $< > $@.tmp && mv $@.tmp $@
+endif
 
 $(TEST_GEN_PROGS): $(OUTPUT)/%: $(TOP)/tests/%.c $(LIBZC) $(BPF_SKELS) $(LIB_HDRS) $(FLAGS_STAMP)
 	$(CC) $(ZC_CFLAGS) $(ZC_LDFLAGS) -o $@ $< $(LIBZC) $(LDLIBS)
@@ -317,7 +330,7 @@ kbisectcheck:
 # directory itself (O=., and every in-tree kselftest build), so never
 # remove a directory tree under it. rmdir leaves a non-empty directory.
 GENERATED := $(TEST_GEN_PROGS) $(TOOL_PROGS) $(LIB_OBJS) $(LIBZC) $(BPF_OBJS) $(BPF_SKELS) \
-	     $(BPF_SKELS:=.tmp) $(FLAGS_STAMP) $(OUTPUT)/kselftest-list.txt \
+	     $(BPF_SKELS:=.tmp) $(BPF_OBJS:.bpf.o=.bpf.host.o) $(FLAGS_STAMP) $(OUTPUT)/kselftest-list.txt \
 	     $(SPLATS_H) $(SPLATS_H).tmp \
 	     $(CHECK_BINS)
 GENERATED_DIRS := $(filter-out $(TOP) $(TOP)/lib $(addprefix $(TOP)/lib/,$(LIB_DIRS)) $(TOP)/check, \
