@@ -231,9 +231,10 @@ def arch_nic(args, device):
 	return device
 
 
-def debian_regex(series, arch):
-	"""DEBIAN's pattern for series, with arch's kernel flavour."""
-	return DEBIAN[series].replace("-amd64(", "-%s(" % ARCHES[arch]["deb"])
+def debian_regex(series, deb_arch):
+	"""DEBIAN's pattern for series, with the kernel flavour of a Debian
+	architecture (amd64, arm64, s390x)."""
+	return DEBIAN[series].replace("-amd64(", "-%s(" % deb_arch)
 
 
 def serial_args(args, con, res):
