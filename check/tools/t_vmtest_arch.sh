@@ -18,25 +18,6 @@ trap 'exit 130' INT TERM
 . "$HERE/lib.sh"
 OUT=$TMP/out
 
-# check NAME CMD...: ok when CMD succeeds, else the tail of its output.
-check()
-{
-	local name=$1
-
-	shift
-	if "$@"; then
-		ok "$name"
-	else
-		not_ok "$name"
-		sed -e 's/^/# /' "$OUT" 2>/dev/null | tail -n 15
-	fi
-}
-
-has()
-{
-	grep -qE -- "$1" "$OUT"
-}
-
 # usage_error EXPECT ARGS...: vmtest ARGS exits 128 with one line
 # matching EXPECT, and creates no cache.
 usage_error()
