@@ -806,6 +806,10 @@ def fetch_debian(cache, apt, series):
 		if not pkg and apt.failed:
 			raise EnvSkip("no %s kernel cached and %s: no network?" %
 				      (series, apt.failed))
+		if not pkg and apt.arch != "amd64" and not apt.failed:
+			# bookworm-security dropped s390x: no 6.12 there
+			raise EnvSkip("Debian's archive has no %s %s kernel" %
+				      (apt.arch, series))
 		if not pkg:
 			die("no Debian package for %s in the archive" % series)
 		log("apt knows no %s package; using cached %s" % (series, pkg))
