@@ -44,6 +44,27 @@ t_done()
 	exit $?
 }
 
+# check NAME CMD...: ok when CMD succeeds, else the last lines of the
+# file $OUT (the output the caller's command left there).
+check()
+{
+	local name=$1
+
+	shift
+	if "$@"; then
+		ok "$name"
+	else
+		not_ok "$name"
+		sed -e 's/^/# /' "$OUT" 2>/dev/null | tail -n 15
+	fi
+}
+
+# has ERE: $OUT has a line matching ERE.
+has()
+{
+	grep -qE -- "$1" "$OUT"
+}
+
 BPFTOOL=$(command -v bpftool || echo /usr/sbin/bpftool)
 
 # Everything a test could leave behind in the root namespace or the

@@ -34,6 +34,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <net/if.h>
 
 #include "core/runner.h"
@@ -793,6 +794,15 @@ static int setup(void *ctx, struct zc_why *why)
 		ret = zc_xsk_prog_load(&p, false);
 		zc_xsk_wit_open(&x->d, !ret && p.wit, ret ? strerror(-ret) : p.nowit);
 		zc_xsk_prog_close(&p);
+		/*
+		 * libbpf (1.1) wants vmlinux BTF for any object with a kfunc
+		 * or CO-RE read, loaded program or not: xsk.bpf.o's witness
+		 * has both. Debian's s390x 6.1 is built without it.
+		 */
+		if (ret && access("/sys/kernel/btf/vmlinux", F_OK))
+			zc_why_set(&x->bpf_skip,
+				   "kernel has no BTF (CONFIG_DEBUG_INFO_BTF off, no /sys/kernel/btf/vmlinux): libbpf refuses xsk.bpf.o, whose witness uses a kfunc and CO-RE (%s)",
+				   strerror(-ret));
 	}
 	zc_pin_cpu(x->o.cpu_rx);
 	return 0;

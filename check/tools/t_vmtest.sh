@@ -17,25 +17,6 @@ trap 'exit 130' INT TERM
 . "$HERE/lib.sh"
 OUT=$TMP/out
 
-# check NAME CMD...: ok when CMD succeeds, else the tail of its output.
-check()
-{
-	local name=$1
-
-	shift
-	if "$@"; then
-		ok "$name"
-	else
-		not_ok "$name"
-		sed -e 's/^/# /' "$OUT" 2>/dev/null | tail -n 15
-	fi
-}
-
-has()
-{
-	grep -qE -- "$1" "$OUT"
-}
-
 echo "TAP version 13"
 
 "$VMTEST" --bogus >"$OUT" 2>&1

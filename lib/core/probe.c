@@ -406,3 +406,25 @@ int zc_btf_has_type(const char *name)
 		return -ENOENT;
 	return btf__find_by_name(btf, name) >= 0;
 }
+
+int zc_kernel_has_function(const char *name)
+{
+	int has = zc_btf_has_type(name);
+	char line[512], sym[256], mod[64];
+	FILE *f;
+
+	if (has >= 0)
+		return has;
+	/* Without BTF (Debian's s390x 6.1): names show even under kptr_restrict. */
+	f = fopen("/proc/kallsyms", "re");
+	if (!f)
+		return -errno;
+	has = 0;
+	while (!has && fgets(line, sizeof(line), f)) {
+		mod[0] = '\0';
+		if (sscanf(line, "%*s %*c %255s %63s", sym, mod) >= 1 && !mod[0])
+			has = !strcmp(sym, name);
+	}
+	fclose(f);
+	return has;
+}

@@ -64,5 +64,10 @@ int zc_sysctl_read(const char *name, long *val);
 int zc_btf_has_member(const char *st, const char *member);
 /* Does vmlinux BTF know a type/function of this name? 1, 0, -errno. */
 int zc_btf_has_type(const char *name);
+/*
+ * Has vmlinux a function of this name? BTF's answer, or where the kernel
+ * has no BTF, /proc/kallsyms': 1, 0, -errno (neither readable).
+ */
+int zc_kernel_has_function(const char *name);
 
 #endif

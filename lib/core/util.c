@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Cleanup on every exit path, data patterns, bounded I/O helpers. */
+#include <endian.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -133,6 +134,18 @@ static uint64_t pattern_word(uint64_t seed, uint64_t idx)
 	return x * 0x2545f4914f6cdd1dULL;
 }
 
+/*
+ * The word as it lies in memory: little-endian on every host, as
+ * pattern_byte numbers its bytes. A host-order word put byte k of the
+ * block in different places on a big-endian host (s390x) when a buffer
+ * began mid-block (a TCP read, a datagram past its sequence number)
+ * than when it began on a block, and the check failed there.
+ */
+static uint64_t pattern_le(uint64_t seed, uint64_t idx)
+{
+	return htole64(pattern_word(seed, idx));
+}
+
 static unsigned char pattern_byte(uint64_t seed, uint64_t off)
 {
 	return pattern_word(seed, off >> 3) >> ((off & 7) * 8);
@@ -146,7 +159,7 @@ void zc_pattern_fill(void *buf, size_t len, uint64_t seed, uint64_t off)
 	for (; i < len && ((off + i) & 7); i++)
 		p[i] = pattern_byte(seed, off + i);
 	for (; i + 8 <= len; i += 8) {
-		uint64_t w = pattern_word(seed, (off + i) >> 3);
+		uint64_t w = pattern_le(seed, (off + i) >> 3);
 
 		memcpy(p + i, &w, 8);
 	}
@@ -163,7 +176,7 @@ long zc_pattern_check(const void *buf, size_t len, uint64_t seed, uint64_t off)
 		if (p[i] != pattern_byte(seed, off + i))
 			return i;
 	for (; i + 8 <= len; i += 8) {
-		uint64_t w = pattern_word(seed, (off + i) >> 3);
+		uint64_t w = pattern_le(seed, (off + i) >> 3);
 
 		if (memcmp(p + i, &w, 8))
 			break;

@@ -124,6 +124,283 @@ NICS = {
 	"none": (None, None),
 }
 
+# Guest architectures (--arch). deb: Debian's architecture, which is also
+# its kernel flavour (linux-image-6.1.0-N-arm64); make: what cross-builds
+# the suite (ARCH as the kernel spells it: BPF's __TARGET_ARCH_s390);
+# console: the first serial port's name in the guest. Without a second
+# serial port (arm64's virt has one PL011, s390x's consoles are SCLP) the
+# results come over the console itself (results: "console"). s390x has no
+# PCI NIC here (no e1000e, no vmxnet3 in qemu-system-s390x): its pairs are
+# virtio-net on the channel subsystem (ccw).
+ARCHES = {
+	"x86_64": {"deb": "amd64", "qemu": "qemu-system-x86_64",
+		   "qemu_pkg": "qemu-system-x86", "machine": [],
+		   "console": "ttyS0", "results": "serial", "make": [],
+		   "gnu": "x86_64-linux-gnu"},
+	"arm64": {"deb": "arm64", "qemu": "qemu-system-aarch64",
+		  "qemu_pkg": "qemu-system-arm", "machine": ["-M", "virt"],
+		  "console": "ttyAMA0", "results": "console",
+		  "make": ["ARCH=arm64", "CROSS_COMPILE=aarch64-linux-gnu-"],
+		  "gnu": "aarch64-linux-gnu"},
+	"s390x": {"deb": "s390x", "qemu": "qemu-system-s390x",
+		  "qemu_pkg": "qemu-system-misc",
+		  "machine": ["-M", "s390-ccw-virtio"],
+		  "console": "ttysclp0", "results": "console",
+		  "make": ["ARCH=s390", "CROSS_COMPILE=s390x-linux-gnu-"],
+		  "gnu": "s390x-linux-gnu"},
+}
+HOST_ARCH = "x86_64"
+# NICs qemu-system-s390x has (no PCI ones): --nic/--xdp-nic name -> ccw
+# device. e1000e's and vmxnet3's place is taken by virtio_net_plain.
+CCW_NICS = {
+	"virtio_net": "virtio-net-ccw,iommu_platform=on",
+	"virtio_net_plain": "virtio-net-ccw",
+}
+# The suite's libraries, which the guest takes from the architecture's
+# .debs (make install links them dynamically), and the packages of the
+# programs in HOST_PROGS plus busybox; their dependencies come with them.
+GUEST_PKGS = ["bash", "coreutils", "sed", "grep", "findutils", "procps",
+	      "iproute2", "busybox-static", "libc6", "libbpf1", "liburing2",
+	      "libcap2", "libelf1", "zlib1g"]
+# The architecture's headers and libraries the suite builds against:
+# unpacked beside the guest's userland (its libraries are the guest's),
+# so the host needs only the cross compiler (gcc-GNU, with its
+# libc6-dev-ARCH-cross), no `dpkg --add-architecture`.
+CROSS_DEV = ["libbpf-dev", "liburing-dev", "libcap-dev", "libelf-dev",
+	     "zlib1g-dev"]
+
+
+def arch_of(args):
+	return ARCHES[getattr(args, "arch", HOST_ARCH) or HOST_ARCH]
+
+
+def cross_packages(arch):
+	"""Host packages that cross-build the suite for arch (none for the
+	host's own), for tools/deps.sh and the skip that names them."""
+	a = ARCHES[arch]
+	if arch == HOST_ARCH:
+		return []
+	cross = {"arm64": "arm64", "s390x": "s390x"}[arch]
+	return ["gcc-" + a["gnu"], "libc6-dev-%s-cross" % cross]
+
+
+def cross_make(args):
+	"""(make arguments, environment) of the suite's build for the
+	guest's architecture: the cross compiler with the architecture's
+	.debs (guest_root) as its sysroot, and pkg-config's."""
+	a = arch_of(args)
+	if args.arch == HOST_ARCH:
+		return [], None
+	root = guest_root(args)
+	env = dict(os.environ, PKG_CONFIG_SYSROOT_DIR=root,
+		   PKG_CONFIG_LIBDIR="%s/usr/lib/%s/pkgconfig:%s/usr/share/"
+		   "pkgconfig" % (root, a["gnu"], root))
+	return a["make"] + ["USERCFLAGS=--sysroot=" + root,
+			    "USERLDFLAGS=--sysroot=" + root], env
+
+
+def check_arch_args(p, a, argv):
+	"""--arch: a foreign guest needs TCG, its own build directory and
+	NICs its qemu has."""
+	if a.arch == HOST_ARCH:
+		return
+	if a.accel != "tcg":
+		p.error("--arch %s runs under TCG only (--accel kvm needs the "
+			"host's architecture)" % a.arch)
+	if a.kernel_tree:
+		p.error("--kernel-tree builds x86_64 kernels only: with --arch "
+			"%s give --debian or --kernel" % a.arch)
+	# the running kernel is the host's: its column would run binaries
+	# built for the guest
+	a.no_host = True
+	if a.arch == "s390x":
+		given = [x.split("=")[0] for x in argv]
+		for opt in ("nic", "xdp_nic"):
+			v = getattr(a, opt)
+			if v in CCW_NICS or v == "none":
+				continue
+			if "--" + opt.replace("_", "-") in given:
+				p.error("--arch s390x: qemu-system-s390x has no %s "
+					"(choose virtio_net, virtio_net_plain or "
+					"none)" % v)
+			setattr(a, opt, "virtio_net_plain")
+	tree = hashlib.sha1(os.path.realpath(TOP).encode()).hexdigest()[:12]
+	if not a.build:
+		a.build = os.path.join(os.path.abspath(a.cache), "build-%s-%s" %
+				       (tree, a.arch))
+
+
+def arch_nic(args, device):
+	"""The qemu -device for a NIC on the guest's architecture."""
+	if args.arch != "s390x":
+		return device
+	for nic, (_, dev) in NICS.items():
+		if dev == device and nic in CCW_NICS:
+			return CCW_NICS[nic]
+	return device
+
+
+def debian_regex(series, deb_arch):
+	"""DEBIAN's pattern for series, with the kernel flavour of a Debian
+	architecture (amd64, arm64, s390x)."""
+	return DEBIAN[series].replace("-amd64(", "-%s(" % deb_arch)
+
+
+def serial_args(args, con, res):
+	"""The console (and, where there is a second port, the results)
+	chardevs on this architecture's serial devices."""
+	out = ["-chardev", "file,id=con,path=" + con]
+	if args.arch == "s390x":
+		return out + ["-device", "sclpconsole,chardev=con"]
+	out += ["-serial", "chardev:con"]
+	if arch_of(args)["results"] == "serial":
+		out += ["-chardev", "file,id=res,path=" + res,
+			"-serial", "chardev:res"]
+	return out
+
+
+# ------------------------------------------------- foreign guest userland
+
+def elf_needs(path):
+	"""(interpreter, [DT_NEEDED]) of an ELF file of any architecture."""
+	r = subprocess.run(["readelf", "-W", "-d", "-l", path],
+			   capture_output=True, text=True)
+	interp = re.search(r"program interpreter: (\S+?)\]", r.stdout)
+	needed = re.findall(r"\(NEEDED\)\s+Shared library: \[(\S+)\]",
+			    r.stdout)
+	return (interp.group(1) if interp else None), needed
+
+
+def root_real(root, path):
+	"""path (absolute in the guest) resolved inside root, symlinks
+	included, as a host path; None if it is not there."""
+	parts = path.strip("/").split("/")
+	cur = ""
+	for n in range(100):
+		if not parts:
+			break
+		cur = cur + "/" + parts.pop(0)
+		host = root + cur
+		if os.path.islink(host):
+			t = os.readlink(host)
+			base = "" if t.startswith("/") else os.path.dirname(cur)
+			parts = (base + "/" + t).strip("/").split("/") + parts
+			cur = ""
+	else:
+		return None
+	host = root + cur
+	return host if os.path.exists(host) else None
+
+
+def root_libs(root, gnu, files):
+	"""{guest path: host path} of every library files need in root."""
+	dirs = ["/lib/" + gnu, "/usr/lib/" + gnu, "/lib", "/usr/lib"]
+	found, todo = {}, list(files)
+	while todo:
+		cur = todo.pop()
+		interp, needed = elf_needs(cur)
+		want = ([interp] if interp else []) + [
+			next((d + "/" + n for d in dirs
+			      if root_real(root, d + "/" + n)), "/missing/" + n)
+			for n in needed]
+		for g in want:
+			if g in found:
+				continue
+			h = root_real(root, g)
+			if not h:
+				raise EnvSkip("%s needs %s: not in the %s .debs" %
+					      (os.path.basename(cur),
+					       os.path.basename(g), gnu))
+			found[g] = h
+			todo.append(h)
+	return found
+
+
+def apt_resolve(apt, pkgs):
+	"""[(package, version)] that installing pkgs on an empty system of
+	apt's architecture takes, as apt's resolver picks them (first
+	alternatives, bookworm's versions before trixie-backports')."""
+	empty = os.path.join(apt.dir, "status.empty")
+	open(empty, "a").close()
+	r = run(["apt-get"] + apt.opts() + ["-o", "Dir::State::status=" +
+					    empty, "-s", "install",
+					    "--no-install-recommends"] + pkgs,
+		capture_output=True, text=True)
+	return re.findall(r"^Inst (\S+) \((\S+) ", r.stdout, re.M) \
+		if r.returncode == 0 else []
+
+
+def version_deb(folder, pkg, version, arch):
+	"""The .deb apt-get download left for pkg=version (an epoch's
+	colon is %3a; "all" packages are arch's too), or None."""
+	for a in (arch["deb"], "all"):
+		f = os.path.join(folder, "%s_%s_%s.deb" % (
+			pkg, version.replace(":", "%3a"), a))
+		if os.path.isfile(f):
+			return f
+	return None
+
+
+def guest_root(args):
+	"""The architecture's userland for the guest: GUEST_PKGS and what
+	they depend on, downloaded through vmtest's apt lists for that
+	architecture and unpacked (dpkg-deb -x, never installed: a foreign
+	busybox-static would replace the host's /bin/busybox)."""
+	a = arch_of(args)
+	base = os.path.join(args.cache, "userland-" + a["deb"])
+	root = os.path.join(base, "root")
+	if os.path.exists(os.path.join(root, ".done")):
+		return root
+	apt = Apt(args.cache, a["deb"])
+	if not apt.update():
+		raise EnvSkip("no %s userland cached and %s" % (a["deb"],
+								 apt.failed))
+	pkgs = apt_resolve(apt, GUEST_PKGS + CROSS_DEV)
+	if not pkgs:
+		raise EnvSkip("apt-get could not resolve the %s userland (%s)" %
+			      (a["deb"], " ".join(GUEST_PKGS + CROSS_DEV)))
+	debs = os.path.join(base, "debs")
+	os.makedirs(debs, exist_ok=True)
+	want = ["%s=%s" % (p, v) for p, v in pkgs
+		if not version_deb(debs, p, v, a)]
+	if want and not apt.download(want, debs):
+		raise EnvSkip("apt-get download of the %s userland failed "
+			      "(%s)" % (a["deb"], disk_free(args.cache)))
+	shutil.rmtree(root, ignore_errors=True)
+	os.makedirs(root)
+	for p, v in pkgs:
+		f = version_deb(debs, p, v, a)
+		if not f or run(["dpkg-deb", "-x", f, root]).returncode:
+			raise EnvSkip("dpkg-deb -x %s failed (%s)" %
+				      (f, disk_free(args.cache)))
+	open(os.path.join(root, ".done"), "w").close()
+	return root
+
+
+def foreign_userland(args, c, bins):
+	"""Put HOST_PROGS, busybox and every library they and the suite's
+	binaries need into the initramfs c, from the architecture's .debs.
+	Returns the guest busybox's host path."""
+	root = guest_root(args)
+	files = {}
+	for p in HOST_PROGS:
+		g = next((d + p for d in ("/usr/sbin/", "/usr/bin/", "/sbin/",
+					  "/bin/") if root_real(root, d + p)),
+			 None)
+		if not g:
+			raise EnvSkip("%s missing in the %s .debs" %
+				      (p, arch_of(args)["deb"]))
+		files[g] = root_real(root, g)
+	files.update(root_libs(root, arch_of(args)["gnu"],
+			       list(files.values()) + bins))
+	for g, h in sorted(files.items()):
+		c.host_file(guest_path(g), h)
+	bb = root_real(root, "/bin/busybox")
+	if not bb:
+		raise EnvSkip("busybox missing in the %s .debs" %
+			      arch_of(args)["deb"])
+	return bb
+
 
 # Clock settings per test under --icount (qemu's instruction counting,
 # -icount shift=N,sleep=off: guest time advances 2^N ns per guest
@@ -226,6 +503,10 @@ def make_pairs(args):
 		# -v: every received frame's payload checked
 		pairs.append(Pair("xdp", args.xdp_nic, args.xdp_tests,
 				  "AF_XDP", 2, "-v"))
+	for pair in pairs:
+		pair.device = arch_nic(args, pair.device)
+		if getattr(args, "arch", HOST_ARCH) == "s390x":
+			pair.modules = ["virtio_ccw", pair.driver]
 	return pairs
 
 # Host programs run_tests.sh and the guest's init rely on; busybox gives
@@ -290,10 +571,16 @@ def is_root():
 # ------------------------------------------------------------ host set-up
 
 def need_programs(args):
-	qemu = "qemu-system-x86_64"
+	qemu = arch_of(args)["qemu"]
 	missing = []
 	if not shutil.which(qemu):
-		missing.append("qemu-system-x86")
+		missing.append(arch_of(args)["qemu_pkg"])
+	cross = arch_of(args)["make"][1:]
+	gcc = cross[0].split("=")[1] + "gcc" if cross else None
+	if gcc and not (shutil.which(gcc) and os.path.isdir(
+			"/usr/%s/include" % arch_of(args)["gnu"])):
+		raise EnvSkip("no cross compiler for %s: apt-get install %s" % (
+			args.arch, " ".join(cross_packages(args.arch))))
 	bb = find_busybox()
 	why = busybox_unusable(bb) if bb else None
 	if not bb:
@@ -364,8 +651,9 @@ def build_suite(args, stage):
 		with tarfile.open(fileobj=io.BytesIO(git.stdout)) as t:
 			t.extractall(src)
 		args.build = build
+	cross, env = cross_make(args)
 	cmd = ["make", "-s", "-C", src, "O=" + build,
-	       "INSTALL_PATH=" + inst, "install"]
+	       "INSTALL_PATH=" + inst, "install"] + cross
 	log("building the suite (make O=%s install%s)" %
 	    (build, ", " + args.rev if args.rev else ""))
 	os.makedirs(build, exist_ok=True)
@@ -374,7 +662,8 @@ def build_suite(args, stage):
 	# next make may rewrite it.
 	with open(os.path.join(build, ".vmtest.lock"), "w") as lock:
 		fcntl.flock(lock, fcntl.LOCK_EX)
-		r = run(cmd, stdout=subprocess.DEVNULL if not verbose else None)
+		r = run(cmd, stdout=subprocess.DEVNULL if not verbose else None,
+			env=env)
 	if r.returncode:
 		die("make install failed (%s)" % " ".join(cmd))
 	# Results are parsed on the host: the guest has no python3. The C
@@ -394,8 +683,10 @@ def build_suite(args, stage):
 class Apt:
 	"""apt-get/apt-cache on vmtest's private lists under CACHE/apt."""
 
-	def __init__(self, cache):
-		self.dir = os.path.join(cache, "apt")
+	def __init__(self, cache, arch="amd64"):
+		self.arch = arch
+		self.dir = os.path.join(cache, "apt" if arch == "amd64" else
+					"apt-" + arch)
 		self.lists = os.path.join(self.dir, "lists")
 		self.sources = os.path.join(self.dir, "sources.list")
 		self.updated = False
@@ -416,7 +707,7 @@ class Apt:
 		     "Dir::Etc::preferencesparts": "-",
 		     "Dir::State::Lists": self.lists,
 		     "Dir::Cache": os.path.join(self.dir, "cache"),
-		     "APT::Architecture": "amd64",
+		     "APT::Architecture": self.arch,
 		     "APT::Get::List-Cleanup": "0"}
 		return [x for k, v in o.items() for x in ("-o", "%s=%s" % (k, v))]
 
@@ -498,9 +789,9 @@ def pick_package(apt, series):
 	"""Highest package name for a series, or a full name as given."""
 	if series.startswith("linux-image-"):
 		return series
-	names = apt.search(DEBIAN[series])
+	names = apt.search(debian_regex(series, apt.arch))
 	if not names and apt.update(force=True):
-		names = apt.search(DEBIAN[series])
+		names = apt.search(debian_regex(series, apt.arch))
 	# highest version; unsigned (True) sorts after its signed twin
 	return names[-1][2] if names else None
 
@@ -522,9 +813,10 @@ def cached_deb(cache, pkg):
 	return os.path.join(cache, hits[-1]) if hits else None
 
 
-def cached_series(cache, series):
+def cached_series(cache, series, arch="amd64"):
 	"""Offline: the highest cached image package of a series."""
-	pat = re.compile(DEBIAN.get(series, "^%s$" % re.escape(series)) if
+	pat = re.compile(debian_regex(series, arch) if series in DEBIAN else
+			 "^%s$" % re.escape(series) if
 			 not series.startswith("linux-image-") else
 			 "^(%s)()$" % re.escape(series))
 	hits = []
@@ -541,10 +833,14 @@ def fetch_debian(cache, apt, series):
 	if apt.update():
 		pkg = pick_package(apt, series)
 	if pkg is None:
-		pkg = cached_series(cache, series)
+		pkg = cached_series(cache, series, apt.arch)
 		if not pkg and apt.failed:
 			raise EnvSkip("no %s kernel cached and %s: no network?" %
 				      (series, apt.failed))
+		if not pkg and apt.arch != "amd64" and not apt.failed:
+			# bookworm-security dropped s390x: no 6.12 there
+			raise EnvSkip("Debian's archive has no %s %s kernel" %
+				      (apt.arch, series))
 		if not pkg:
 			die("no Debian package for %s in the archive" % series)
 		log("apt knows no %s package; using cached %s" % (series, pkg))
@@ -622,12 +918,27 @@ def bzimage_release(path):
 	return s.split(b" ")[0].decode("ascii", "replace") or None
 
 
+def image_release(path):
+	"""Release of a Debian kernel image that is no bzImage (arm64's
+	Image.gz, s390x's image): from its name, boot/vmlinuz-REL, or its
+	folder, usr/lib/modules/REL/vmlinuz."""
+	name = os.path.basename(path)
+	if name.startswith("vmlinuz-"):
+		return name[len("vmlinuz-"):]
+	parent = os.path.dirname(path)
+	if name == "vmlinuz" and os.path.basename(os.path.dirname(parent)) \
+	   == "modules":
+		return os.path.basename(parent)
+	return None
+
+
 class Kernel:
 	def __init__(self, vmlinuz, modules=None, label=None):
 		self.vmlinuz = os.path.abspath(vmlinuz)
 		if not os.path.isfile(self.vmlinuz):
 			die("no kernel image %s" % vmlinuz, EXIT_USAGE)
-		self.release = bzimage_release(self.vmlinuz)
+		self.release = bzimage_release(self.vmlinuz) or \
+			image_release(self.vmlinuz)
 		if not self.release:
 			die("%s is not an x86 bzImage" % vmlinuz, EXIT_USAGE)
 		self.label = label or self.release
@@ -1081,7 +1392,7 @@ def shared_libs(paths):
 
 INIT = r"""#!/bin/sh
 # zc-selftests guest init (tools/vmtest): run the suite, send the
-# results over ttyS1, power off.
+# results over ttyS1 (or RESULT_TTY), power off.
 export PATH=/usr/sbin:/usr/bin
 export HOME=/root TERM=dumb
 mount -t proc proc /proc
@@ -1195,7 +1506,7 @@ uname -r > /results/release
 	echo "@@BEGIN@@"
 	tar -c -z -C /results . | base64
 	echo "@@END@@"
-} > /dev/ttyS1
+} > "${RESULT_TTY:-/dev/ttyS1}"
 sync
 say "done"
 poweroff -f
@@ -1220,18 +1531,24 @@ def build_initramfs(kernel, suite, conf, args):
 	bins = [os.path.join(suite, f) for f in sorted(os.listdir(suite))]
 	bins = [b for b in bins if os.path.isfile(b) and
 		os.access(b, os.X_OK) and not b.endswith(".sh")]
-	for p in progs:
-		c.host_file(guest_path(p), os.path.realpath(p))
-	for lib in shared_libs(progs + bins):
-		c.host_file(guest_path(lib), os.path.realpath(lib))
-	bb = find_busybox()
+	if args.arch == HOST_ARCH:
+		for p in progs:
+			c.host_file(guest_path(p), os.path.realpath(p))
+		for lib in shared_libs(progs + bins):
+			c.host_file(guest_path(lib), os.path.realpath(lib))
+		bb = find_busybox()
+	else:
+		bb = foreign_userland(args, c, bins)
 	c.host_file("usr/bin/busybox", bb)
+	# the host's busybox names the applets (a foreign guest's one cannot
+	# run here; both are the archive's busybox-static)
+	hbb = find_busybox()
 	try:
-		applets = run([bb, "--list"], capture_output=True,
+		applets = run([hbb, "--list"], capture_output=True,
 			      text=True).stdout
 	except OSError as e:
 		raise EnvSkip("host busybox %s cannot run: %s" % (
-			bb, e.strerror or e))
+			hbb, e.strerror or e))
 	for a in applets.split():
 		for d in ("usr/bin/", "usr/sbin/"):
 			if d + a in c.names:
@@ -1278,6 +1595,8 @@ def guest_conf(args):
 	for t in args.test:
 		test_args += ["-t", t]
 	lines = ["RUN_ARGS=%s" % shell_quote(" ".join(run_args)),
+		 "RESULT_TTY=%s" % ("/dev/ttyS1" if arch_of(args)["results"] ==
+				    "serial" else "/dev/console"),
 		 "TEST_ARGS=%s" % shell_quote(" ".join(test_args)),
 		 "PAIRS=%s" % shell_quote(" ".join(p.key for p in args.pairs))]
 	for p in args.pairs:
@@ -1323,12 +1642,12 @@ def qemu_cpu(args):
 _qemu_version = None
 
 
-def qemu_version():
-	"""qemu-system-x86_64's version ("7.2.22"), asked once."""
+def qemu_version(qemu="qemu-system-x86_64"):
+	"""qemu's version ("7.2.22"), asked once."""
 	global _qemu_version
 	if _qemu_version is None:
 		try:
-			r = subprocess.run(["qemu-system-x86_64", "--version"],
+			r = subprocess.run([qemu, "--version"],
 					   capture_output=True, text=True,
 					   timeout=30)
 			m = re.search(r"version ([0-9][\w.+~-]*)", r.stdout)
@@ -1347,13 +1666,14 @@ def clock_text(args):
 		else "wall"
 	threads = " threads=multi" if args.tcg_threads == "multi" else ""
 	return "%s qemu=%s accel=%s cpu=%s smp=%d%s" % (
-		kind, qemu_version(), args.accel, qemu_cpu(args), args.smp,
-		threads)
+		kind, qemu_version(arch_of(args)["qemu"]), args.accel,
+		qemu_cpu(args), args.smp, threads) + (
+		" arch=" + args.arch if args.arch != HOST_ARCH else "")
 
 
 def kernel_cmdline(args):
 	"""The guest kernel's command line: --append last, so it wins."""
-	words = ["console=ttyS0", "panic=-1", "quiet"]
+	words = ["console=" + arch_of(args)["console"], "panic=-1", "quiet"]
 	if args.icount is not None:
 		words.append(ICOUNT_APPEND)
 	if args.append:
@@ -1373,12 +1693,11 @@ def qemu_cmd(args, kernel, initrd, con, res):
 		# --tcg-threads multi is for races that need two vCPUs
 		# running at once (kpatchcheck's lost update).
 		accel += ",thread=" + args.tcg_threads
-	cmd = ["qemu-system-x86_64", "-accel", accel, "-cpu", qemu_cpu(args),
+	cmd = [arch_of(args)["qemu"]] + arch_of(args)["machine"] + [
+	       "-accel", accel, "-cpu", qemu_cpu(args),
 	       "-smp", str(args.smp), "-m", str(args.mem),
 	       "-display", "none", "-monitor", "none", "-no-reboot",
-	       "-nodefaults",
-	       "-chardev", "file,id=con,path=" + con, "-serial", "chardev:con",
-	       "-chardev", "file,id=res,path=" + res, "-serial", "chardev:res",
+	       "-nodefaults"] + serial_args(args, con, res) + [
 	       "-kernel", kernel.vmlinuz, "-initrd", initrd,
 	       "-append", kernel_cmdline(args)]
 	if args.icount is not None:
@@ -1409,7 +1728,7 @@ def boot(args, kernel, suite, workdir):
 	out = {"label": kernel.label, "release": kernel.release,
 	       "modules": mods, "problems": [], "workdir": workdir,
 	       "pairs": [p.describe() for p in args.pairs],
-	       "clock": clock_text(args)}
+	       "clock": clock_text(args), "arch": args.arch}
 	if kernel.build:
 		out["build"] = kernel.build
 	if crit:
@@ -1500,7 +1819,9 @@ def boot(args, kernel, suite, workdir):
 		else:
 			out["problems"].append(text)
 	out["console_tail"] = console.splitlines()[-15:]
-	out["results"] = unpack_results(res, os.path.join(workdir, "results"))
+	out["results"] = unpack_results(
+		res if arch_of(args)["results"] == "serial" else con,
+		os.path.join(workdir, "results"))
 	if out["results"]:
 		write_guest_results(out["results"])
 	if out["results"] is None and not timed_out and proc.returncode and \
@@ -2259,6 +2580,12 @@ def parse_args(argv):
 	p.add_argument("--nic-tests", default=",".join(NIC_TESTS),
 		       help="tests that run again over the NIC pair "
 		       "(default %(default)s)")
+	p.add_argument("--arch", choices=list(ARCHES), default=HOST_ARCH,
+		       help="the guests' architecture (default x86_64): "
+		       "Debian's kernels for it, qemu-system-aarch64 -M virt "
+		       "or qemu-system-s390x under TCG, the suite "
+		       "cross-built (doc/vmtest.md, \"Other "
+		       "architectures\")")
 	p.add_argument("--no-host", action="store_true",
 		       help="no column for the running kernel")
 	p.add_argument("-d", "--duration",
@@ -2425,6 +2752,7 @@ def parse_args(argv):
 	for t in a.nic_tests + a.xdp_tests:
 		if not re.match(r"^[A-Za-z0-9_]+$", t):
 			p.error("bad test name '%s'" % t)
+	check_arch_args(p, a, argv)
 	a.pairs = make_pairs(a)
 	a.cache = os.path.abspath(a.cache)
 	check_tree_args(p, a)
@@ -2715,11 +3043,13 @@ def find_kernels(args):
 		return kernels, skipped
 	try:
 		need_programs(args)
+		if args.arch != HOST_ARCH:
+			guest_root(args)
 	except EnvSkip as e:
 		return kernels, [[s, str(e)] for s in args.debian + args.kernel +
 				 ([args.kernel_tree] if args.kernel_tree else [])]
 	os.makedirs(args.cache, exist_ok=True)
-	apt = Apt(args.cache) if args.debian else None
+	apt = Apt(args.cache, arch_of(args)["deb"]) if args.debian else None
 	for s in args.debian:
 		try:
 			kernels.append(Kernel(fetch_debian(args.cache, apt, s)))
