@@ -347,13 +347,15 @@ vmcheck:
 # which also give each guest its programs and libraries). Fails on a
 # crash, a hang, a FAIL or a reasonless skip; what this machine cannot do
 # skips that column. Not in .ci/run or vmcheck: doc/vmtest.md gives each
-# column's time here. VMCHECK_ARCH_SERIES=newest (or all) for others.
+# column's time here. VMCHECK_ARCH_SERIES=newest (or all) for others;
+# VMCHECK_ARCH_OUT=DIR keeps each architecture's run in DIR/ARCH.
 VMCHECK_ARCH_SERIES ?= 6.1
 .PHONY: vmcheck-arch
 vmcheck-arch:
 	@rc=0; for a in arm64 s390x; do \
 		$(TOP)/tools/vmtest --arch $$a --debian $(VMCHECK_ARCH_SERIES) \
-			--no-host --check --retry-panic $(VMTEST_ARGS); \
+			--no-host --check --retry-panic \
+			$(if $(VMCHECK_ARCH_OUT),-o $(VMCHECK_ARCH_OUT)/$$a) $(VMTEST_ARGS); \
 		r=$$?; [ $$r != 4 ] || { r=0; \
 			echo "vmcheck-arch: SKIP $$a: no kernel could run here (reasons above)"; }; \
 		[ $$r = 0 ] || rc=1; \

@@ -940,7 +940,8 @@ class Kernel:
 		self.release = bzimage_release(self.vmlinuz) or \
 			image_release(self.vmlinuz)
 		if not self.release:
-			die("%s is not an x86 bzImage" % vmlinuz, EXIT_USAGE)
+			die("%s is not an x86 bzImage nor named vmlinuz-RELEASE" %
+			    vmlinuz, EXIT_USAGE)
 		self.label = label or self.release
 		self.build = None	# how --kernel-tree built it
 		self.modules = modules or self._find_modules()
