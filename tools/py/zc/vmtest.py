@@ -361,10 +361,11 @@ def build_suite(args, stage):
 # ------------------------------------------------------- Debian kernels
 
 class Apt:
-	"""apt-get/apt-cache on vmtest's private lists under CACHE/apt."""
+	"""apt-get/apt-cache on vmtest's private lists under CACHE/apt (or
+	CACHE/NAME with another SOURCES text, as zc-peer-build's bullseye)."""
 
-	def __init__(self, cache):
-		self.dir = os.path.join(cache, "apt")
+	def __init__(self, cache, name="apt", sources=APT_SOURCES):
+		self.dir = os.path.join(cache, name)
 		self.lists = os.path.join(self.dir, "lists")
 		self.sources = os.path.join(self.dir, "sources.list")
 		self.updated = False
@@ -372,7 +373,7 @@ class Apt:
 		for d in (os.path.join(self.lists, "partial"),
 			  os.path.join(self.dir, "cache", "archives", "partial")):
 			os.makedirs(d, exist_ok=True)
-		text = APT_SOURCES % {"key": APT_KEYRING}
+		text = sources % {"key": APT_KEYRING}
 		if read_text(self.sources) != text:
 			with open(self.sources, "w") as f:
 				f.write(text)
