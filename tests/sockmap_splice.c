@@ -60,6 +60,7 @@ enum check {
 	C_VERDICT_EGRESS, C_OVERLAP_PLAIN, C_OVERLAP_PASS, C_OVERLAP_INGRESS,
 	C_PSOCK_TEARDOWN_WARN, C_RATE,
 };
+
 /*
  * A rate's arm: read, splice (the pipe sunk into /dev/null), read at the
  * kernel's default SO_RCVBUF, or splice_user (the pipe read into the user
