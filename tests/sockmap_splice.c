@@ -60,8 +60,13 @@ enum check {
 	C_VERDICT_EGRESS, C_OVERLAP_PLAIN, C_OVERLAP_PASS, C_OVERLAP_INGRESS,
 	C_PSOCK_TEARDOWN_WARN, C_RATE,
 };
-/* A rate's arm: read, splice, or read at the kernel's default SO_RCVBUF. */
-enum arm { A_READ, A_SPLICE, A_DEFAULT_RCVBUF };
+
+/*
+ * A rate's arm: read, splice (the pipe sunk into /dev/null), read at the
+ * kernel's default SO_RCVBUF, or splice_user (the pipe read into the user
+ * buffer: the series' own measurement, the bytes where read(2) puts them).
+ */
+enum arm { A_READ, A_SPLICE, A_DEFAULT_RCVBUF, A_SPLICE_USER };
 
 /* A row: what the case runs on and, for a rate, what it reports. */
 struct row {
@@ -122,6 +127,7 @@ static const char *const mode_names[] = {
 };
 static const char *const arm_names[] = {
 	[A_READ] = "read", [A_SPLICE] = "splice", [A_DEFAULT_RCVBUF] = "default_rcvbuf",
+	[A_SPLICE_USER] = "splice_user",
 };
 
 /*
@@ -184,20 +190,24 @@ static void rate_fill(struct row *r)
 	static const char *const metric[] = {
 		[A_READ] = "read", [A_SPLICE] = "splice",
 		[A_DEFAULT_RCVBUF] = "read_default_rcvbuf",
+		[A_SPLICE_USER] = "splice_user",
 	};
 	const char *mode = zc_sm_mode_name(r->mode);
+	bool splices = r->arm == A_SPLICE || r->arm == A_SPLICE_USER;
 
-	r->call = r->arm == A_SPLICE ? ZC_SM_SPLICE : ZC_SM_READ;
+	r->call = r->arm == A_SPLICE ? ZC_SM_SPLICE :
+		  r->arm == A_SPLICE_USER ? ZC_SM_SPLICE_USER : ZC_SM_READ;
 	r->default_rcvbuf = r->arm == A_DEFAULT_RCVBUF;
 	r->zc.pre = r->mode == ZC_SM_PLAIN ? NULL :
-		    r->arm == A_SPLICE ? pre_splice : pre_bpf;
+		    splices ? pre_splice : pre_bpf;
 	snprintf(r->rate, sizeof(r->rate), TEST_NAME ".%s.%s", mode, metric[r->arm]);
-	if (r->arm == A_SPLICE) {
+	if (splices) {
 		read_arm[r->mode] = *r;
 		read_arm[r->mode].arm = A_READ;
 		rate_fill(&read_arm[r->mode]);
 		r->ref = &read_arm[r->mode];
-		snprintf(r->ratio, sizeof(r->ratio), TEST_NAME ".%s.splice_read_ratio", mode);
+		snprintf(r->ratio, sizeof(r->ratio), TEST_NAME ".%s.%s_read_ratio",
+			 mode, metric[r->arm]);
 	}
 }
 
@@ -215,7 +225,7 @@ static const struct row_matrix rates = {
 		ZC_AXIS(struct row, check, check_names, C_RATE),
 		ZC_AXIS_GLUED(struct row, mode, mode_names, ZC_SM_PLAIN, ZC_SM_INGRESS),
 		ZC_AXIS_GLUED(struct row, arm, arm_names, A_READ, A_SPLICE,
-			      A_DEFAULT_RCVBUF),
+			      A_DEFAULT_RCVBUF, A_SPLICE_USER),
 	},
 	.rule = rate_rule,
 	.fill = rate_fill,
@@ -314,7 +324,7 @@ static bool splice_broken(const struct zc_case *c, struct ctx *cx)
 {
 	const struct row *r = c->arg;
 
-	if (r->mode != ZC_SM_INGRESS || r->call != ZC_SM_SPLICE ||
+	if (r->mode != ZC_SM_INGRESS || r->call == ZC_SM_READ ||
 	    splice_probe(cx) == ZC_SM_PROBE_SUPPORTED)
 		return false;
 	ktap_fail_why(c->name, &cx->probe_reason);
@@ -904,7 +914,7 @@ static void rate_config(struct ctx *cx, const struct row *s,
 			const struct zc_sm_topo *t)
 {
 	zc_report_config(&cx->o, s->rate, "rx=%s mode=%s size=%zu rcvbuf=%d rcvbuf_set=%s pipe=%d socket=stream in_flight=socket_buffers cpu_tx=%d cpu_rx=%d mtu=%d verify=%s",
-		  s->call == ZC_SM_READ ? "read" : "splice",
+		  zc_sm_call_name(s->call),
 		  zc_sm_mode_name(s->mode), cx->pat.chunk, t->rcvbuf,
 		  s->default_rcvbuf || !cx->rcvbuf ? "default" : "SO_RCVBUFFORCE",
 		  t->pipe_bytes, cx->o.cpu_tx, cx->o.cpu_rx, zc_sm_lo_mtu(t),

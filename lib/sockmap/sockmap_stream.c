@@ -81,7 +81,7 @@ static void rx_follow(struct zc_sm_rx *r, double secs)
 
 	while (r->seen && r->seen_len < cap && zc_now() < deadline) {
 		/* Spliced bytes still in the pipe come before the socket's. */
-		fd = r->call == ZC_SM_SPLICE && zc_poll_one(r->t->pipe[0], POLLIN, 0) > 0 ?
+		fd = r->call != ZC_SM_READ && zc_poll_one(r->t->pipe[0], POLLIN, 0) > 0 ?
 			r->t->pipe[0] : r->t->rx;
 		ssize_t m = read(fd, r->seen + r->seen_len, cap - r->seen_len);
 
@@ -95,7 +95,10 @@ static void rx_follow(struct zc_sm_rx *r, double secs)
 	}
 }
 
-/* Empty the pipe: into rxbuf to verify, else into /dev/null without a copy. */
+/*
+ * Empty the pipe: into rxbuf to verify or for ZC_SM_SPLICE_USER, else
+ * into /dev/null without a copy.
+ */
 static long pipe_drain(struct zc_sm_rx *r, size_t n)
 {
 	int in = r->t->pipe[0];
@@ -103,9 +106,9 @@ static long pipe_drain(struct zc_sm_rx *r, size_t n)
 	ssize_t m;
 
 	while (done < n) {
-		if (r->verify) {
+		if (r->verify || r->call == ZC_SM_SPLICE_USER) {
 			m = read(in, r->pat->rxbuf, n - done);
-			if (m > 0 && check_bytes(r, r->pat->rxbuf, m))
+			if (m > 0 && r->verify && check_bytes(r, r->pat->rxbuf, m))
 				return -EBADMSG;
 		} else {
 			m = splice(in, NULL, r->pat->devnull, NULL, n - done,
@@ -122,7 +125,7 @@ static long pipe_drain(struct zc_sm_rx *r, size_t n)
 
 static long rx_take(struct zc_sm_rx *r, size_t n)
 {
-	if (r->call == ZC_SM_SPLICE)
+	if (r->call != ZC_SM_READ)
 		return pipe_drain(r, n);
 	if (r->verify && check_bytes(r, r->pat->rxbuf, n))
 		return -EBADMSG;
@@ -140,6 +143,16 @@ static ssize_t rx_call(struct zc_sm_rx *r)
 		len = r->t->pipe_bytes;
 	return zc_spl_splice(r->t->rx, r->t->pipe[1], len,
 			     SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+}
+
+const char *zc_sm_call_name(enum zc_sm_call call)
+{
+	static const char *const names[] = {
+		[ZC_SM_READ] = "read", [ZC_SM_SPLICE] = "splice",
+		[ZC_SM_SPLICE_USER] = "splice_user",
+	};
+
+	return names[call];
 }
 
 long zc_sm_rx_once(struct zc_sm_rx *r, double wait)

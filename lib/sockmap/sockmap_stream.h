@@ -23,7 +23,15 @@
 #define ZC_SM_QUIET_S		0.05	/* "nothing more arrives" window */
 #define ZC_SM_PROBE_BYTES	4096
 
-enum zc_sm_call { ZC_SM_READ, ZC_SM_SPLICE };
+/*
+ * ZC_SM_SPLICE_USER splices into the pipe and reads the pipe into the
+ * user buffer, as the bpf-next splice series' bench does: the bytes
+ * reach user space as read(2)'s do, verified or not.
+ */
+enum zc_sm_call { ZC_SM_READ, ZC_SM_SPLICE, ZC_SM_SPLICE_USER };
+
+/* "read", "splice", "splice_user": the name a config line gives a call. */
+const char *zc_sm_call_name(enum zc_sm_call call);
 
 /* The consumer's side of a stream. */
 struct zc_sm_rx {

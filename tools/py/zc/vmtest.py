@@ -681,12 +681,13 @@ def build_suite(args, stage):
 # ------------------------------------------------------- Debian kernels
 
 class Apt:
-	"""apt-get/apt-cache on vmtest's private lists under CACHE/apt."""
+	"""apt-get/apt-cache on vmtest's private lists under CACHE/apt (or
+	CACHE/NAME with another SOURCES text, as zc-peer-build's bullseye)."""
 
-	def __init__(self, cache, arch="amd64"):
+	def __init__(self, cache, arch="amd64", name=None, sources=APT_SOURCES):
 		self.arch = arch
-		self.dir = os.path.join(cache, "apt" if arch == "amd64" else
-					"apt-" + arch)
+		self.dir = os.path.join(cache, name or (
+			"apt" if arch == "amd64" else "apt-" + arch))
 		self.lists = os.path.join(self.dir, "lists")
 		self.sources = os.path.join(self.dir, "sources.list")
 		self.updated = False
@@ -694,7 +695,7 @@ class Apt:
 		for d in (os.path.join(self.lists, "partial"),
 			  os.path.join(self.dir, "cache", "archives", "partial")):
 			os.makedirs(d, exist_ok=True)
-		text = APT_SOURCES % {"key": APT_KEYRING}
+		text = sources % {"key": APT_KEYRING}
 		if read_text(self.sources) != text:
 			with open(self.sources, "w") as f:
 				f.write(text)
