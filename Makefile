@@ -224,8 +224,12 @@ check-deps:
 check-deps-check: check-deps
 	@$(TOP)/tools/deps.sh --if-missing check || true
 
+# make deps ARCH=arm64 (or s390/s390x) adds the cross compiler and qemu
+# of that architecture (tools/deps.sh --why arm64).
+DEPS_ARCH := $(patsubst s390,s390x,$(filter arm64 s390 s390x,$(ARCH)))
 deps:
 	@$(TOP)/tools/deps.sh --install all
+	$(if $(DEPS_ARCH),@$(TOP)/tools/deps.sh --install $(DEPS_ARCH))
 
 $(OUTPUT) $(OUTPUT)/lib $(addprefix $(OUTPUT)/lib/,$(LIB_DIRS)):
 	@mkdir -p $@

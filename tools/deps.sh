@@ -6,6 +6,8 @@
 #   check   what `make check` adds
 #   kernel  kernel builds and qemu: tools/vmtest, kpatchcheck, kbisectcheck
 #   all     the three
+#   arm64, s390x  a cross build for that architecture and its qemu
+#           (make ARCH=..., tools/vmtest --arch ...; not in all)
 #   deps.sh --list [LIST]        the packages of LIST (all), one line
 #   deps.sh --why [LIST]         each package of LIST and what needs it
 #   deps.sh --missing [LIST]     the packages of LIST not installed (exit 1 if any)
@@ -66,6 +68,12 @@ kernel dpkg            cmd:dpkg-deb     vmtest --debian: unpacks Debian kernel p
 kernel zstd            cmd:zstd         vmtest: modules compressed .ko.zst
 kernel xz-utils        cmd:xz           kpatchcheck: the linux-source tarball
 kernel @source         source           check/vm/t_bisect_build.sh (make kbisectcheck): the tree it bisects
+arm64  gcc-aarch64-linux-gnu  cmd:aarch64-linux-gnu-gcc  make ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-, vmtest --arch arm64
+arm64  libc6-dev-arm64-cross  file:/usr/aarch64-linux-gnu/include/stdio.h  the arm64 C library headers of that build
+arm64  qemu-system-arm  cmd:qemu-system-aarch64  vmtest --arch arm64: the guests (-M virt)
+s390x  gcc-s390x-linux-gnu  cmd:s390x-linux-gnu-gcc  make ARCH=s390 CROSS_COMPILE=s390x-linux-gnu-, vmtest --arch s390x
+s390x  libc6-dev-s390x-cross  file:/usr/s390x-linux-gnu/include/stdio.h  the s390x C library headers of that build
+s390x  qemu-system-s390x  cmd:qemu-system-s390x  vmtest --arch s390x: the guests (-M s390-ccw-virtio)
 '
 
 # bpftool has its own package on Debian 12+, and lives in linux-tools on
@@ -106,7 +114,8 @@ source_tarball()
 # rows LIST: the table's rows of LIST (all: every one), "PACKAGE FOUND-BY PURPOSE".
 rows()
 {
-	awk -v l="$1" 'NF >= 3 && (l == "all" || $1 == l) {
+	awk -v l="$1" 'NF >= 3 && ($1 == l || (l == "all" &&
+		($1 == "build" || $1 == "check" || $1 == "kernel"))) {
 		$1 = ""; sub(/^ +/, ""); print }' <<<"$TABLE"
 }
 
@@ -177,7 +186,8 @@ usage: deps.sh [--if-missing [LIST] | --install [LIST] | --missing [LIST] |
                --list [LIST] | --why [LIST] | --source | --help]
 LIST: build (what make needs, and run_tests.sh at run time), check (what
 make check adds), kernel (kernel builds and qemu: tools/vmtest,
-kpatchcheck, kbisectcheck) or all.
+kpatchcheck, kbisectcheck) or all (those three); arm64 or s390x: a cross
+build for that architecture and its qemu (make deps ARCH=arm64 adds it).
   --if-missing [LIST]  (default, build) install LIST when something of it is
                        missing, as root with apt-get; otherwise say what is
                        missing
@@ -212,8 +222,8 @@ if [ $# = 2 ]; then
 	esac
 fi
 case "$list" in
-build|check|kernel|all) ;;
-*) usage_error "no list '$list' (build, check, kernel or all)" ;;
+build|check|kernel|all|arm64|s390x) ;;
+*) usage_error "no list '$list' (build, check, kernel, all, arm64 or s390x)" ;;
 esac
 case "$op" in
 --list)

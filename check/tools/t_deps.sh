@@ -115,6 +115,16 @@ if [ "$rc" = 1 ] && grep -q '^deps: missing (build): .*\bclang\b' <<<"$err" &&
 else
 	not_ok "deps.if_missing_names_the_build_list_only" "exit $rc" "$err"
 fi
+# The architecture lists: a cross compiler and qemu of that architecture,
+# asked for by name (make deps ARCH=...), never part of all.
+all=" $("$DEPS" --list all) "
+for a in arm64:aarch64 s390x:s390x; do
+	l=$("$DEPS" --list "${a%%:*}")
+	expect "deps.arch_list.${a%%:*} # $l" grep -q "gcc-${a#*:}-linux-gnu" <<<"$l"
+	expect "deps.arch_list_not_in_all.${a%%:*}" test "${all/ gcc-${a#*:}-linux-gnu /}" = "$all"
+done
+ma=$(make -s -n -C "$TOP" deps ARCH=s390 NO_DEPS=1 2>/dev/null)
+expect "deps.make_deps_arch # $(echo $ma)" grep -q 'deps.sh --install s390x' <<<"$ma"
 for bad in "--list nosuch" "--source build" "--list build check"; do
 	# shellcheck disable=SC2086
 	err=$("$DEPS" $bad 2>&1 >/dev/null)
