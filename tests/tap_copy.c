@@ -89,7 +89,7 @@ enum setup {
 /* What a case expects on one topology. */
 struct expect {
 	int verdict;			/* ZC_VERDICT_* for every send */
-	enum zc_wit_expect wit;
+	enum zc_copy_seen wit;
 	const char *what;		/* one line: why this verdict */
 	/*
 	 * The row's tap is in a namespace this path does not belong to, and
@@ -168,76 +168,76 @@ static enum zc_pre pre_rate(const struct zc_case *c, const struct row *rc,
 static const struct way ways[] = {
 	[WAY_NOTAP] = { SETUP_SINK,
 		.name = "notap",
-		.veth = { ZC_VERDICT_ZEROCOPY, ZC_WIT_COPY_UBUFS, "tc drop at the receiving veth frees the skb untouched: zero-copy" },
-		.pair = { ZC_VERDICT_ZEROCOPY, ZC_WIT_COPY_UBUFS, "the sender's skb leaves through the egress device and is freed at TX completion, tc drops the frame as the receiving device receives it: zero-copy" },
+		.veth = { ZC_VERDICT_ZEROCOPY, ZC_SEE_COPY_UBUFS, "tc drop at the receiving veth frees the skb untouched: zero-copy" },
+		.pair = { ZC_VERDICT_ZEROCOPY, ZC_SEE_COPY_UBUFS, "the sender's skb leaves through the egress device and is freed at TX completion, tc drops the frame as the receiving device receives it: zero-copy" },
 	},
 
 	[WAY_TAP_SENDER_NS] = { SETUP_SINK, TAP_A,
 		.name = "tap_sender_ns",
-		.veth = { ZC_VERDICT_COPIED, ZC_WIT_COPY_UBUFS, "ETH_P_ALL tap in the sender namespace: dev_queue_xmit_nit -> skb_copy_ubufs" },
-		.pair = { ZC_VERDICT_COPIED, ZC_WIT_COPY_UBUFS, "ETH_P_ALL tap in the sender namespace: dev_queue_xmit_nit -> skb_copy_ubufs" },
+		.veth = { ZC_VERDICT_COPIED, ZC_SEE_COPY_UBUFS, "ETH_P_ALL tap in the sender namespace: dev_queue_xmit_nit -> skb_copy_ubufs" },
+		.pair = { ZC_VERDICT_COPIED, ZC_SEE_COPY_UBUFS, "ETH_P_ALL tap in the sender namespace: dev_queue_xmit_nit -> skb_copy_ubufs" },
 	},
 
 	[WAY_TAP_EGRESS_DEV] = { SETUP_SINK, TAP_A_DEV,
 		.name = "tap_egress_dev",
-		.veth = { ZC_VERDICT_COPIED, ZC_WIT_COPY_UBUFS, "ETH_P_ALL tap bound to the egress veth: dev_queue_xmit_nit -> skb_copy_ubufs" },
-		.pair = { ZC_VERDICT_COPIED, ZC_WIT_COPY_UBUFS, "ETH_P_ALL tap bound to the egress device: dev_queue_xmit_nit -> skb_copy_ubufs" },
+		.veth = { ZC_VERDICT_COPIED, ZC_SEE_COPY_UBUFS, "ETH_P_ALL tap bound to the egress veth: dev_queue_xmit_nit -> skb_copy_ubufs" },
+		.pair = { ZC_VERDICT_COPIED, ZC_SEE_COPY_UBUFS, "ETH_P_ALL tap bound to the egress device: dev_queue_xmit_nit -> skb_copy_ubufs" },
 	},
 
 	[WAY_TAP_RECEIVER_NS] = { SETUP_SINK, TAP_B,
 		.name = "tap_receiver_ns",
-		.veth = { ZC_VERDICT_COPIED, ZC_WIT_COPY_UBUFS, "ETH_P_ALL tap in the receiving namespace: __netif_receive_skb_core -> skb_copy_ubufs before tc (before 6.15, with one global tap list for all namespaces, already dev_queue_xmit_nit in the sender namespace)" },
-		.pair = { ZC_VERDICT_ZEROCOPY, ZC_WIT_COPY_UBUFS, "ETH_P_ALL tap in the receiving namespace sees only the receiving device's own skbs (per-namespace taps): zero-copy",
+		.veth = { ZC_VERDICT_COPIED, ZC_SEE_COPY_UBUFS, "ETH_P_ALL tap in the receiving namespace: __netif_receive_skb_core -> skb_copy_ubufs before tc (before 6.15, with one global tap list for all namespaces, already dev_queue_xmit_nit in the sender namespace)" },
+		.pair = { ZC_VERDICT_ZEROCOPY, ZC_SEE_COPY_UBUFS, "ETH_P_ALL tap in the receiving namespace sees only the receiving device's own skbs (per-namespace taps): zero-copy",
 			  .foreign = "dev_queue_xmit_nit on the sender's device" },
 	},
 
 	[WAY_TAP_IGNORE_OUTGOING] = { SETUP_SINK, TAP_A_IGNORE,
 		.name = "tap_ignore_outgoing",
-		.veth = { ZC_VERDICT_ZEROCOPY, ZC_WIT_COPY_UBUFS, "tap with PACKET_IGNORE_OUTGOING in the sender namespace: skipped on transmit, and veth's receive in the other namespace does not see it (per-namespace taps): zero-copy",
+		.veth = { ZC_VERDICT_ZEROCOPY, ZC_SEE_COPY_UBUFS, "tap with PACKET_IGNORE_OUTGOING in the sender namespace: skipped on transmit, and veth's receive in the other namespace does not see it (per-namespace taps): zero-copy",
 			  .foreign = "veth's receive in the receiving namespace (__netif_receive_skb_core -> deliver_skb)" },
-		.pair = { ZC_VERDICT_ZEROCOPY, ZC_WIT_COPY_UBUFS, "tap with PACKET_IGNORE_OUTGOING: skipped on transmit, and on receive it sees the receiving device's own skbs: zero-copy" },
+		.pair = { ZC_VERDICT_ZEROCOPY, ZC_SEE_COPY_UBUFS, "tap with PACKET_IGNORE_OUTGOING: skipped on transmit, and on receive it sees the receiving device's own skbs: zero-copy" },
 	},
 
 	[WAY_TAP_OTHER_DEV] = { SETUP_SINK, TAP_A_LO,
 		.name = "tap_other_dev",
-		.veth = { ZC_VERDICT_ZEROCOPY, ZC_WIT_COPY_UBUFS, "tap bound to lo: not on the egress path, zero-copy" },
-		.pair = { ZC_VERDICT_ZEROCOPY, ZC_WIT_COPY_UBUFS, "tap bound to lo: not on the egress path, zero-copy" },
+		.veth = { ZC_VERDICT_ZEROCOPY, ZC_SEE_COPY_UBUFS, "tap bound to lo: not on the egress path, zero-copy" },
+		.pair = { ZC_VERDICT_ZEROCOPY, ZC_SEE_COPY_UBUFS, "tap bound to lo: not on the egress path, zero-copy" },
 	},
 
 	[WAY_TAP_TOGGLE] = { SETUP_SINK, TAP_A, TOGGLE_PATTERN,
 		.name = "tap_toggle",
-		.veth = { ZC_VERDICT_ZEROCOPY, ZC_WIT_COPY_UBUFS, "tap opened/closed between sends (" TOGGLE_PATTERN "): verdicts follow per send" },
-		.pair = { ZC_VERDICT_ZEROCOPY, ZC_WIT_COPY_UBUFS, "tap opened/closed between sends (" TOGGLE_PATTERN "): verdicts follow per send" },
+		.veth = { ZC_VERDICT_ZEROCOPY, ZC_SEE_COPY_UBUFS, "tap opened/closed between sends (" TOGGLE_PATTERN "): verdicts follow per send" },
+		.pair = { ZC_VERDICT_ZEROCOPY, ZC_SEE_COPY_UBUFS, "tap opened/closed between sends (" TOGGLE_PATTERN "): verdicts follow per send" },
 	},
 
 	[WAY_LOCAL_BOUND] = { SETUP_LOCAL,
 		.name = "local_bound",
-		.veth = { ZC_VERDICT_COPIED, ZC_WIT_COPY_UBUFS, "delivery to a socket bound in the receiving namespace: skb_orphan_frags_rx copies" },
-		.pair = { ZC_VERDICT_ZEROCOPY, ZC_WIT_COPY_UBUFS, "UDP to a socket bound in the receiving namespace: it gets the receiving device's own skb, the sender's is freed at TX completion: zero-copy" },
+		.veth = { ZC_VERDICT_COPIED, ZC_SEE_COPY_UBUFS, "delivery to a socket bound in the receiving namespace: skb_orphan_frags_rx copies" },
+		.pair = { ZC_VERDICT_ZEROCOPY, ZC_SEE_COPY_UBUFS, "UDP to a socket bound in the receiving namespace: it gets the receiving device's own skb, the sender's is freed at TX completion: zero-copy" },
 	},
 
 	[WAY_LOCAL] = { SETUP_LOCAL,
 		.name = "local",
-		.veth = { ZC_VERDICT_COPIED, ZC_WIT_COPY_UBUFS, "TCP to a receiver in the peer namespace: local delivery copies" },
-		.pair = { ZC_VERDICT_ZEROCOPY, ZC_WIT_COPY_UBUFS, "TCP to a socket bound in the receiving namespace: it gets the receiving device's own skb, the sender's is freed at TX completion: zero-copy" },
+		.veth = { ZC_VERDICT_COPIED, ZC_SEE_COPY_UBUFS, "TCP to a receiver in the peer namespace: local delivery copies" },
+		.pair = { ZC_VERDICT_ZEROCOPY, ZC_SEE_COPY_UBUFS, "TCP to a socket bound in the receiving namespace: it gets the receiving device's own skb, the sender's is freed at TX completion: zero-copy" },
 	},
 
 	[WAY_LOOPBACK] = { SETUP_LOOPBACK,
 		.name = "loopback",
-		.veth = { ZC_VERDICT_COPIED, ZC_WIT_COPY_UBUFS, "delivery over loopback to a local socket: skb_orphan_frags_rx copies" },
-		.pair = { ZC_VERDICT_COPIED, ZC_WIT_COPY_UBUFS, "delivery over loopback to a local socket: skb_orphan_frags_rx copies" },
+		.veth = { ZC_VERDICT_COPIED, ZC_SEE_COPY_UBUFS, "delivery over loopback to a local socket: skb_orphan_frags_rx copies" },
+		.pair = { ZC_VERDICT_COPIED, ZC_SEE_COPY_UBUFS, "delivery over loopback to a local socket: skb_orphan_frags_rx copies" },
 	},
 
 	[WAY_FRAGMENTED] = { SETUP_FRAG,
 		.name = "fragmented",
-		.veth = { ZC_VERDICT_COPIED, ZC_WIT_NOTHING, "datagram above MTU-28 is fragmented: copied at send, no zero-copy attempted, no fallback copy" },
-		.pair = { ZC_VERDICT_COPIED, ZC_WIT_NOTHING, "datagram above MTU-28 is fragmented: copied at send, no zero-copy attempted, no fallback copy" },
+		.veth = { ZC_VERDICT_COPIED, ZC_SEE_NO_COPY, "datagram above MTU-28 is fragmented: copied at send, no zero-copy attempted, no fallback copy" },
+		.pair = { ZC_VERDICT_COPIED, ZC_SEE_NO_COPY, "datagram above MTU-28 is fragmented: copied at send, no zero-copy attempted, no fallback copy" },
 	},
 
 	[WAY_XDP_HIDDEN_COPY] = { SETUP_XDP,
 		.name = "xdp_hidden_copy",
-		.veth = { ZC_VERDICT_ZEROCOPY, ZC_WIT_PP_COW, "XDP_DROP on the receiving veth: veth copies every skb (" VETH_XDP_COPY "), the kernel's flag says zero-copy" },
-		.pair = { ZC_VERDICT_ZEROCOPY, ZC_WIT_COPY_UBUFS, "XDP_DROP on the receiving device drops its own buffers, the sender's skb is untouched: zero-copy" },
+		.veth = { ZC_VERDICT_ZEROCOPY, ZC_SEE_XDP_COPY, "XDP_DROP on the receiving veth: veth copies every skb (" VETH_XDP_COPY "), the kernel's flag says zero-copy" },
+		.pair = { ZC_VERDICT_ZEROCOPY, ZC_SEE_COPY_UBUFS, "XDP_DROP on the receiving device drops its own buffers, the sender's skb is untouched: zero-copy" },
 	},
 };
 

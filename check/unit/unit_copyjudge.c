@@ -23,7 +23,7 @@ static enum ktap_status judge(int want, int copied, bool *unexpected,
 	long i;
 
 	memset(t, 0, sizeof(*t));
-	t->wit = ZC_WIT_COPY_UBUFS;
+	t->wit = ZC_SEE_COPY_UBUFS;
 	for (i = 0; i < SENDS; i++)
 		zc_copy_tally_add(t, i, i < copied ? ZC_VERDICT_COPIED :
 				  ZC_VERDICT_ZEROCOPY, want, &none);

@@ -44,19 +44,19 @@ static uint64_t seen_pp_cow(const struct zc_witness_counts *d)
  * 6.8) every time: where the witness cannot count that copy, it must at
  * least see no skb_copy_ubufs.
  */
-static bool witness_agrees(enum zc_wit_expect wit, int verdict,
+static bool witness_agrees(enum zc_copy_seen wit, int verdict,
 			   const struct zc_witness_counts *d)
 {
 	if (!zc_witness_kind(NULL))
 		return true;
 	switch (wit) {
-	case ZC_WIT_PP_COW:
+	case ZC_SEE_XDP_COPY:
 		if (!zc_witness_xdp_copy(NULL, NULL))
 			return !d->copy_ubufs;
 		return seen_pp_cow(d) && !d->copy_ubufs;
-	case ZC_WIT_NOTHING:
+	case ZC_SEE_NO_COPY:
 		return !zc_witness_copied(d);
-	case ZC_WIT_COPY_UBUFS:
+	case ZC_SEE_COPY_UBUFS:
 	default:
 		if (verdict == ZC_VERDICT_COPIED)
 			return seen_copy_ubufs(d) && !d->pp_cow;
@@ -65,15 +65,15 @@ static bool witness_agrees(enum zc_wit_expect wit, int verdict,
 }
 
 /* What the witness should have seen on a send with this verdict. */
-static const char *wit_want(enum zc_wit_expect wit, int verdict)
+static const char *wit_want(enum zc_copy_seen wit, int verdict)
 {
 	const char *fn;
 
-	if (wit == ZC_WIT_PP_COW) {
+	if (wit == ZC_SEE_XDP_COPY) {
 		fn = zc_witness_xdp_copy(NULL, NULL);
 		return fn ? fn : "no skb_copy_ubufs";
 	}
-	if (wit == ZC_WIT_COPY_UBUFS && verdict == ZC_VERDICT_COPIED)
+	if (wit == ZC_SEE_COPY_UBUFS && verdict == ZC_VERDICT_COPIED)
 		return "skb_copy_ubufs";
 	return "no copy";
 }

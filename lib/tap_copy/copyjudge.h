@@ -12,15 +12,18 @@
 
 #include "net/witness.h"
 
-/* What the witness must see on a copied send. */
-enum zc_wit_expect {
-	ZC_WIT_COPY_UBUFS,	/* the fallback copy: skb_copy_ubufs */
-	ZC_WIT_NOTHING,		/* copied before zero-copy was tried */
-	ZC_WIT_PP_COW,		/* veth XDP: skb_pp_cow_data on every send */
+/*
+ * What the witness must see on a copied send (not the witness's own kinds,
+ * bpf/witness_abi.h's enum zc_wit_kind: those are what it counts).
+ */
+enum zc_copy_seen {
+	ZC_SEE_COPY_UBUFS,	/* the fallback copy: skb_copy_ubufs */
+	ZC_SEE_NO_COPY,		/* copied before zero-copy was tried */
+	ZC_SEE_XDP_COPY,	/* veth XDP: skb_pp_cow_data on every send */
 };
 
 struct zc_copy_tally {
-	enum zc_wit_expect wit;	/* set before the first send */
+	enum zc_copy_seen wit;	/* set before the first send */
 	long n, zc, copied, kern_bad, wit_bad;
 	long wit_copy_sends, wit_cow_sends;	/* sends the witness saw copy */
 	struct zc_witness_counts wsum;

@@ -187,7 +187,7 @@ static void summary(const char *name, const struct zc_vrun *r,
 		zc_witness_format(&t->wsum, w, sizeof(w));
 		ktap_print_msg("%s: %ld sends of %zu B: kernel copied %ld, zero-copy %ld; %s, copy seen on %ld/%ld sends; %s",
 			       name, t->n, r->size, t->copied, t->zc, w,
-			       t->wit == ZC_WIT_PP_COW ? t->wit_cow_sends : t->wit_copy_sends,
+			       t->wit == ZC_SEE_XDP_COPY ? t->wit_cow_sends : t->wit_copy_sends,
 			       t->n, traffic);
 	} else {
 		ktap_print_msg("%s: %ld sends of %zu B: kernel copied %ld, zero-copy %ld; no witness loaded (%s): kernel flag only; %s",
@@ -209,7 +209,7 @@ static bool env_explains(const char *name, const struct zc_vrun *r)
 	struct zc_why why;
 
 	if (!t->kern_bad && !t->wit_bad &&
-	    !(t->wit == ZC_WIT_PP_COW && t->copied))
+	    !(t->wit == ZC_SEE_XDP_COPY && t->copied))
 		return false;
 	if (!zc_env_copy_cause(r->topo, &why))
 		return false;
@@ -238,7 +238,7 @@ void zc_vrun_case(const char *name, struct zc_vrun *r, const char *what,
 		ktap_fail(name, "no real traffic behind the verdicts: %s", traffic);
 	else if (env_explains(name, r))
 		return;
-	else if (r->t.wit == ZC_WIT_PP_COW)
+	else if (r->t.wit == ZC_SEE_XDP_COPY)
 		zc_copy_judge_xdp(name, &r->t, r->xdp_copy);
 	else
 		zc_copy_judge(name, &r->t);
