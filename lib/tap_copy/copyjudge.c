@@ -101,32 +101,6 @@ void zc_copy_tally_add(struct zc_copy_tally *t, long i, int verdict, int want,
 	}
 }
 
-void zc_copy_judge_xdp(const char *name, const struct zc_copy_tally *t,
-		       const char *veth_copy)
-{
-	const char *why = "", *fn, *unit = "";
-
-	fn = zc_witness_xdp_copy(&unit, &why);
-	if (t->wit_bad) {
-		ktap_fail(name, "%s", t->first_bad);
-	} else if (t->copied == t->n) {
-		ktap_xpass(name, "kernel now reports veth's XDP copy: copied %ld/%ld, %s=%llu",
-			   t->copied, t->n, fn ? fn : "not witnessed",
-			   (unsigned long long)t->wsum.pp_cow);
-	} else if (t->zc != t->n) {
-		ktap_fail(name, "mixed verdicts under XDP: copied %ld, zero-copy %ld",
-			  t->copied, t->zc);
-	} else if (fn) {
-		ktap_xfail(name, "hidden copy: kernel reports zero-copy for %ld/%ld sends, witness %s saw %s=%llu %s on %ld/%ld",
-			   t->zc, t->n, zc_witness_kind(NULL), fn,
-			   (unsigned long long)t->wsum.pp_cow, unit,
-			   t->wit_cow_sends, t->n);
-	} else {
-		ktap_xfail(name, "kernel reports zero-copy for %ld/%ld sends; veth copies every skb for XDP (%s) but the witness cannot count it: %s",
-			   t->zc, t->n, veth_copy, why);
-	}
-}
-
 void zc_copy_judge(const char *name, const struct zc_copy_tally *t)
 {
 	if (!t->kern_bad && !t->wit_bad) {

@@ -3,9 +3,10 @@
  * Judging zero-copy sends one by one: the kernel's verdict on each send
  * (zc_sender_verdict) against what the case expects, and against the copy
  * witness (lib/net/witness.h), which sees the copy functions run. A tally of
- * one case's sends, and the judgements: against the expectation (the
- * deviation an expected failure covers told from any other), and for
- * veth's XDP copy the kernel's flag does not report.
+ * one case's sends, and the judgement against the expectation: facts,
+ * the deviation an expected failure covers told from any other. Whether
+ * a deviation is expected (veth's XDP copy the kernel's flag does not
+ * report) is the row's, decided by the runner.
  */
 #ifndef ZC_COPYJUDGE_H
 #define ZC_COPYJUDGE_H
@@ -42,12 +43,5 @@ void zc_copy_tally_add(struct zc_copy_tally *t, long i, int verdict, int want,
  * with the kernel: ktap_fail_unexpected, FAIL whatever was expected.
  */
 void zc_copy_judge(const char *name, const struct zc_copy_tally *t);
-/*
- * veth under XDP copies every skb (veth_copy names where) while the kernel
- * reports zero-copy: XFAIL with what the witness saw, XPASS once the
- * kernel reports the copy.
- */
-void zc_copy_judge_xdp(const char *name, const struct zc_copy_tally *t,
-		       const char *veth_copy);
 
 #endif

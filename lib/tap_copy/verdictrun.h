@@ -53,7 +53,6 @@ struct zc_vrun {
 	double verdict_s;		/* one send and its completion */
 	double settle_s;		/* for the last packets to reach the sink */
 	const char *sink;		/* "tc", "XDP": the sink's name */
-	const char *xdp_copy;		/* where veth copies for XDP (ZC_SEE_XDP_COPY) */
 	/* the run's */
 	int fd, rx_fd, tap_fd;
 	uint64_t sink0;
