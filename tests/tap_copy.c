@@ -34,12 +34,17 @@
 #include <unistd.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <linux/errqueue.h>
 #include <linux/if_link.h>
 #include <bpf/libbpf.h>
+#include <liburing.h>
 
+#include "core/clock.h"
 #include "core/compat.h"
 #include "tap_copy/copyjudge.h"
 #include "core/meter.h"
+#include "send/env.h"
+#include "tap_copy/rxpair.h"
 #include "tap_copy/side_dev.h"
 #include "core/probe.h"
 #include "core/matrix.h"
@@ -50,7 +55,6 @@
 #include "tap_copy/tapspec.h"
 #include "send/uring.h"
 #include "core/util.h"
-#include "tap_copy/verdictrun.h"
 #include "net/witness.h"
 #include "send/zcsend.h"
 #include "tap_copy.skel.h"
@@ -112,7 +116,7 @@ struct expect {
 struct way {
 	enum setup setup;
 	struct zc_tap_spec tap;		/* the tap open during the sends */
-	const char *toggle;		/* or opened/closed per send (verdictrun.h) */
+	const char *toggle;		/* or opened ('1')/closed per send, cycling */
 	struct expect veth, pair;
 	const char *name;
 };
@@ -322,18 +326,32 @@ static unsigned int rate_depth(const struct row *rc)
 	return rc->mode == ZC_MODE_SEND ? 1 : RATE_DEPTH;
 }
 
-/* One verdict case: lib/tap_copy/verdictrun's sends, and the path around them. */
+/*
+ * One verdict case: the sender's socket and buffer, the path around it
+ * (tap, MTU, XDP), what its sends gave and what the traffic shows.
+ */
 struct vrun {
-	struct zc_vrun run;
 	struct ctx *ctx;
 	const struct row *v;
+	const struct expect *e;		/* the row's column for this topology */
+	int fd, rx_fd, tap_fd;
+	struct io_uring ring;		/* SEND_ZC only */
+	bool ring_on;
+	void *buf;
+	size_t size;
+	long sends;
+	uint64_t sink0;			/* the sink's count before the sends */
+	long rx_msgs;
+	long long rx_bytes;
+	struct zc_copy_tally t;
 	int mtu_restore;		/* 0, or the MTU the fragment case lowered */
 	bool xdp_on;
 };
 
 static void diag_once(struct ctx *ctx);
-static void vrun_init(struct vrun *r);
 static int vrun_open(struct vrun *r, struct zc_why *why);
+static void vrun_close(struct vrun *r);
+static uint64_t sink_pkts(const struct vrun *r);
 static size_t udp_size(const struct ctx *ctx, int family);
 
 /* ---- cases ---- */
@@ -390,23 +408,310 @@ static enum zc_pre pre_verdict(const struct zc_case *c, const struct row *v,
 	return ZC_RUN;
 }
 
+/* ---- the sends and the kernel's report on each ---- */
+
+static int send_flags(const struct vrun *r)
+{
+	/* A stream send completes whole, as a blocking send(2) does. */
+	return MSG_NOSIGNAL | (type_of(r->v) == SOCK_STREAM ? MSG_WAITALL : 0);
+}
+
+static bool errq_level_ok(const struct cmsghdr *cm)
+{
+	return (cm->cmsg_level == SOL_IP && cm->cmsg_type == IP_RECVERR) ||
+	       (cm->cmsg_level == SOL_IPV6 && cm->cmsg_type == IPV6_RECVERR);
+}
+
+/*
+ * One MSG_ZEROCOPY send, then its completion from the error queue: a
+ * range of one send, SO_EE_CODE_ZEROCOPY_COPIED set when the kernel fell
+ * back to copying. ZC_VERDICT_*, or -errno with why.
+ */
+static int msg_zerocopy_verdict(struct vrun *r, struct zc_why *why)
+{
+	char control[CMSG_SPACE(sizeof(struct sock_extended_err)) + 64];
+	struct msghdr msg = { .msg_control = control };
+	struct sock_extended_err *ee = NULL;
+	struct cmsghdr *cm;
+	struct zc_bound b;
+	ssize_t n;
+	int ret;
+
+	n = send(r->fd, r->buf, r->size, send_flags(r) | MSG_ZEROCOPY);
+	if (n < 0) {
+		ret = -errno;
+		return zc_why_errno(why, "send(MSG_ZEROCOPY)"), ret;
+	}
+	if (!ZC_CHECK_EQ(why, "send(MSG_ZEROCOPY) bytes", n, r->size))
+		return -EIO;
+	/* The error queue raises POLLERR whatever poll asks for. */
+	zc_bound_start(&b, VERDICT_S, 0);
+	for (;;) {
+		msg.msg_controllen = sizeof(control);
+		if (recvmsg(r->fd, &msg, MSG_ERRQUEUE | MSG_DONTWAIT) >= 0)
+			break;
+		if (errno != EAGAIN && errno != EINTR) {
+			ret = -errno;
+			return zc_why_errno(why, "recvmsg(MSG_ERRQUEUE)"), ret;
+		}
+		if (zc_bound_over(&b, 0))
+			return zc_why_set(why, "no MSG_ZEROCOPY completion within %.1f s", VERDICT_S), -ETIMEDOUT;
+		ret = zc_poll_one(r->fd, 0, zc_bound_left(&b));
+		if (ret < 0)
+			return zc_why_set(why, "poll: %s", strerror(-ret)), ret;
+	}
+	for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm))
+		if (errq_level_ok(cm))
+			ee = (struct sock_extended_err *)CMSG_DATA(cm);
+	if (!ee)
+		return zc_why_set(why, "error queue entry: expected an IP_RECVERR/IPV6_RECVERR cmsg, seen none"), -EPROTO;
+	if (!ZC_CHECK_EQ(why, "completion ee_origin", ee->ee_origin, SO_EE_ORIGIN_ZEROCOPY) ||
+	    !ZC_CHECK_EQ(why, "completion ee_errno", ee->ee_errno, 0) ||
+	    /* one send waited for: a range of one id */
+	    !ZC_CHECK_EQ(why, "completion range's last id", ee->ee_data, ee->ee_info))
+		return -EPROTO;
+	if (ee->ee_code & SO_EE_CODE_ZEROCOPY_COPIED)
+		return ZC_VERDICT_COPIED;
+	return ZC_VERDICT_ZEROCOPY;
+}
+
+/* The next CQE within the bound: 0, or -ETIMEDOUT / -errno with why. */
+static int next_cqe(struct vrun *r, struct zc_bound *b, unsigned int seen,
+		    struct io_uring_cqe **cqe, struct zc_why *why)
+{
+	struct __kernel_timespec ts;
+	double left;
+	int ret;
+
+	for (;;) {
+		left = zc_bound_left(b);
+		ts.tv_sec = (long)left;
+		ts.tv_nsec = (long)((left - (long)left) * 1e9);
+		ret = io_uring_wait_cqe_timeout(&r->ring, cqe, &ts);
+		if (!ret)
+			return 0;
+		if (ret != -ETIME && ret != -EINTR)
+			return zc_why_set(why, "wait for CQE: %s", strerror(-ret)), ret;
+		if (zc_bound_over(b, seen))
+			return zc_why_set(why, "SEND_ZC CQEs within %.1f s: expected 2, seen %u",
+					  VERDICT_S, seen), -ETIMEDOUT;
+	}
+}
+
+/*
+ * One IORING_OP_SEND_ZC with IORING_SEND_ZC_REPORT_USAGE, then exactly
+ * two CQEs with its user_data: the request's, with IORING_CQE_F_MORE
+ * (also when the send failed), then the notification, IORING_CQE_F_NOTIF,
+ * whose res has IORING_NOTIF_USAGE_ZC_COPIED set when the kernel copied.
+ */
+static int send_zc_verdict(struct vrun *r, long i, struct zc_why *why)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&r->ring);
+	struct io_uring_cqe *cqe;
+	unsigned int seen = 0;
+	int res = 0, usage = 0, ret;
+	struct zc_bound b;
+	bool ok;
+
+	if (!sqe)
+		return zc_why_set(why, "io_uring_get_sqe: expected an SQE, seen none free"), -EBUSY;
+	io_uring_prep_send_zc(sqe, r->fd, r->buf, r->size, send_flags(r), 0);
+	sqe->ioprio |= IORING_SEND_ZC_REPORT_USAGE;
+	sqe->user_data = i;
+	ret = io_uring_submit(&r->ring);
+	if (!ZC_CHECK_EQ(why, "io_uring_submit", ret, 1))
+		return ret < 0 ? ret : -EIO;
+	zc_bound_start(&b, VERDICT_S, 0);
+	while (seen < 2) {
+		ret = next_cqe(r, &b, seen, &cqe, why);
+		if (ret)
+			return ret;
+		ok = ZC_CHECK_EQ(why, "CQE user_data", cqe->user_data, i);
+		if (ok && !seen)
+			ok = ZC_CHECK(why, cqe->flags & IORING_CQE_F_MORE,
+				      "request CQE: expected IORING_CQE_F_MORE, seen flags 0x%x res %d",
+				      cqe->flags, cqe->res);
+		else if (ok)
+			ok = ZC_CHECK(why, cqe->flags & IORING_CQE_F_NOTIF,
+				      "second CQE: expected IORING_CQE_F_NOTIF, seen flags 0x%x res %d",
+				      cqe->flags, cqe->res);
+		if (seen++)
+			usage = cqe->res;
+		else
+			res = cqe->res;
+		io_uring_cqe_seen(&r->ring, cqe);
+		if (!ok)
+			return -EPROTO;
+	}
+	if (res < 0)
+		return zc_why_set(why, "SEND_ZC: %s", strerror(-res)), res;
+	if (!ZC_CHECK_EQ(why, "SEND_ZC bytes", res, r->size))
+		return -EIO;
+	if (usage & IORING_NOTIF_USAGE_ZC_COPIED)
+		return ZC_VERDICT_COPIED;
+	return ZC_VERDICT_ZEROCOPY;
+}
+
+/* The toggle's tap open ('1') or closed around send i, cycling. */
+static bool toggle_open(const struct vrun *r, long i)
+{
+	const char *toggle = way_of(r->v)->toggle;
+
+	return toggle[i % strlen(toggle)] == '1';
+}
+
+/* The verdict send i must get: with a toggle, copied while the tap is open. */
+static int want_for(const struct vrun *r, long i)
+{
+	if (!way_of(r->v)->toggle)
+		return r->e->verdict;
+	return toggle_open(r, i) ? ZC_VERDICT_COPIED : ZC_VERDICT_ZEROCOPY;
+}
+
+static int toggle_step(struct vrun *r, long i)
+{
+	bool open = toggle_open(r, i);
+
+	if (open == (r->tap_fd >= 0))
+		return 0;
+	if (!open) {
+		close(r->tap_fd);
+		r->tap_fd = -1;
+		return 0;
+	}
+	r->tap_fd = zc_tap_spec_open(&r->ctx->sink.t, &way_of(r->v)->tap);
+	return r->tap_fd < 0 ? r->tap_fd : 0;
+}
+
+/* Send i, the kernel's report on it and what the witness saw meanwhile. */
+static int one_send(struct vrun *r, long i, struct zc_why *why)
+{
+	struct zc_witness_counts w0, w1, d;
+	int ret = 0;
+
+	if (way_of(r->v)->toggle)
+		ret = toggle_step(r, i);
+	if (ret)
+		return zc_why_set(why, "open tap: %s", strerror(-ret)), ret;
+	zc_witness_read(&w0);
+	if (r->v->mode == ZC_MODE_MSG_ZEROCOPY)
+		ret = msg_zerocopy_verdict(r, why);
+	else
+		ret = send_zc_verdict(r, i, why);
+	zc_witness_read(&w1);
+	zc_rxpair_drain(r->rx_fd, &r->rx_msgs, &r->rx_bytes);
+	if (ret < 0)
+		return ret;
+	zc_witness_delta(&w1, &w0, &d);
+	zc_copy_tally_add(&r->t, i, ret, want_for(r, i), &d);
+	return 0;
+}
+
+/* What the sink or receiver has seen, and what it must see. */
+static void traffic_count(const struct vrun *r, uint64_t *have, uint64_t *want)
+{
+	if (r->rx_fd >= 0) {
+		*have = r->rx_bytes;
+		*want = type_of(r->v) == SOCK_STREAM ? r->t.n * r->size : r->size;
+	} else {
+		*have = sink_pkts(r) - r->sink0;
+		*want = r->t.n;
+	}
+}
+
+/*
+ * A send can complete while its packets still sit in a NIC ring (or, when
+ * it was copied, before they left at all): give them up to SETTLE_S.
+ */
+static bool traffic_seen(struct vrun *r, char *what, size_t len)
+{
+	double end = zc_now() + SETTLE_S;
+	uint64_t have, want;
+
+	for (;;) {
+		zc_rxpair_drain(r->rx_fd, &r->rx_msgs, &r->rx_bytes);
+		traffic_count(r, &have, &want);
+		if (have >= want || zc_now() >= end)
+			break;
+		usleep(1000);
+	}
+	if (r->rx_fd >= 0)
+		snprintf(what, len, "receiver got %ld messages, %lld bytes",
+			 r->rx_msgs, r->rx_bytes);
+	else
+		snprintf(what, len, "%s sink dropped %llu packets",
+			 way_of(r->v)->setup == SETUP_XDP ? "XDP" : "tc",
+			 (unsigned long long)have);
+	return have >= want;
+}
+
+static void summary(const char *name, const struct vrun *r,
+		    const char *traffic, const char *nowit)
+{
+	const struct zc_copy_tally *t = &r->t;
+	char w[200];
+
+	if (!nowit) {
+		zc_witness_format(&t->wsum, w, sizeof(w));
+		ktap_print_msg("%s: %ld sends of %zu B: kernel copied %ld, zero-copy %ld; %s, copy seen on %ld/%ld sends; %s",
+			       name, t->n, r->size, t->copied, t->zc, w,
+			       t->wit == ZC_SEE_XDP_COPY ? t->wit_cow_sends : t->wit_copy_sends,
+			       t->n, traffic);
+	} else {
+		ktap_print_msg("%s: %ld sends of %zu B: kernel copied %ld, zero-copy %ld; no witness loaded (%s): kernel flag only; %s",
+			       name, t->n, r->size, t->copied, t->zc, nowit,
+			       traffic);
+	}
+	ktap_zcmode(name, t->zc, t->copied);
+}
+
+/*
+ * A copy the row did not plan, with a cause outside the kernel
+ * (zc_env_copy_cause: a foreign tap that applies on this kernel, an
+ * offload the device lacks): the case cannot judge the kernel, SKIP.
+ * Without such a cause it is judged as any other.
+ */
+static bool env_explains(const char *name, const struct vrun *r)
+{
+	const struct zc_copy_tally *t = &r->t;
+	struct zc_why why;
+
+	/* Under XDP the kernel's known zero-copy flag is no deviation. */
+	if (!t->wit_bad &&
+	    !(t->wit == ZC_SEE_XDP_COPY ? t->copied : t->kern_bad))
+		return false;
+	if (!zc_env_copy_cause(&r->ctx->sink.t, &why))
+		return false;
+	ktap_skip_why(name, &why);
+	return true;
+}
+
+/*
+ * The row's sends, one at a time, each with the kernel's verdict booked
+ * against the witness; the traffic behind them; one result: every send
+ * as the row wants and the witness agreeing, PASS; every send the other
+ * way, FAIL (the deviation a known failure covers); a mix or a witness
+ * disagreeing, FAIL whatever was expected (zc_copy_judge).
+ */
 static void case_verdict(const struct zc_case *c, const struct row *v,
 			 struct ctx *ctx)
 {
-	struct vrun r = { .ctx = ctx, .v = v };
+	struct vrun r = { .ctx = ctx, .v = v, .e = expect_here(ctx, v) };
 	struct zc_why why = { "" };
 	const char *nowit = NULL;
+	char traffic[128];
 	int ret;
+	long i;
+	bool seen;
 
 	/* No witness: the kernel's flag alone, and the summary says why. */
 	if (zc_witness_kind(&nowit))
 		nowit = NULL;
-	else if (r.ctx->no_witness)
+	else if (ctx->no_witness)
 		nowit = "--no-witness given";
-	vrun_init(&r);
 	ret = vrun_open(&r, &why);
 	if (ret) {
-		zc_vrun_close(&r.run);
+		vrun_close(&r);
 		if (way_of(v)->setup == SETUP_XDP && (ret == -EOPNOTSUPP || ret == -EINVAL))
 			/* XDP on the test's own veth: the kernel's */
 			ktap_skip(c->name, ZC_CLASS_KERNEL, "%s", why.msg);
@@ -414,7 +719,22 @@ static void case_verdict(const struct zc_case *c, const struct row *v,
 			ktap_fail_why(c->name, &why);
 		return;
 	}
-	zc_vrun_case(c->name, &r.run, expect_here(r.ctx, r.v)->what, nowit);
+	if (r.rx_fd < 0)
+		r.sink0 = sink_pkts(&r);
+	for (i = 0; i < r.sends && !ret; i++)
+		ret = one_send(&r, i, &why);
+	seen = traffic_seen(&r, traffic, sizeof(traffic));
+	vrun_close(&r);
+	if (ret) {
+		ktap_fail(c->name, "send %ld: %s", i - 1, why.msg);
+		return;
+	}
+	summary(c->name, &r, traffic, nowit);
+	ktap_print_msg("%s: %s", c->name, r.e->what);
+	if (!seen)
+		ktap_fail(c->name, "no real traffic behind the verdicts: %s", traffic);
+	else if (!env_explains(c->name, &r))
+		zc_copy_judge(c->name, &r.t);
 }
 
 /* ---- tap listing against taps we open ---- */
@@ -606,10 +926,9 @@ static int xdp_set(struct ctx *ctx, bool on)
 	return zc_side_dev_xdp(&ctx->sink.t.b, prog_fd, XDP_FLAGS_DRV_MODE);
 }
 
-/* MTU and XDP as the case wants (lib/tap_copy/verdictrun opens its tap). */
-static int vrun_path(struct zc_vrun *run, struct zc_why *why)
+/* MTU and XDP as the case wants, after its socket and tap. */
+static int path_set(struct vrun *r, struct zc_why *why)
 {
-	struct vrun *r = run->ctx;
 	struct ctx *ctx = r->ctx;
 	enum setup s = way_of(r->v)->setup;
 	int ret;
@@ -647,9 +966,8 @@ static int vrun_path(struct zc_vrun *run, struct zc_why *why)
 	return 0;
 }
 
-static void vrun_unpath(struct zc_vrun *run)
+static void path_undo(struct vrun *r)
 {
-	struct vrun *r = run->ctx;
 	struct ctx *ctx = r->ctx;
 
 	if (r->xdp_on && xdp_set(ctx, false))
@@ -659,18 +977,68 @@ static void vrun_unpath(struct zc_vrun *run)
 	zc_sink_set_port(&ctx->sink, SINK_PORT);
 }
 
-static uint64_t vrun_sink_pkts(const struct zc_vrun *run)
+/* Packets the sink has dropped so far. */
+static uint64_t sink_pkts(const struct vrun *r)
 {
-	const struct vrun *r = run->ctx;
-
 	if (way_of(r->v)->setup == SETUP_XDP)
 		return r->ctx->xdp->bss->pkts;
 	return zc_sink_pkts(&r->ctx->sink);
 }
 
-static const struct zc_vrun_ops vrun_ops = {
-	.path = vrun_path, .unpath = vrun_unpath, .sink_pkts = vrun_sink_pkts,
-};
+/*
+ * The sender's socket, connected to the sink, or to its own receiver
+ * (in b, or on a's loopback); for TCP the accepted socket is the receiver.
+ */
+static int vrun_socket(struct vrun *r, const char **step)
+{
+	struct in_addr lo4 = { .s_addr = htonl(INADDR_LOOPBACK) };
+	const struct zc_topo *t = &r->ctx->sink.t;
+	const void *addr = zc_side_addr(&t->b, family_of(r->v));
+	int rx_nsfd = -1, port = SINK_PORT;
+
+	switch (way_of(r->v)->setup) {
+	case SETUP_LOCAL:
+		rx_nsfd = t->b.nsfd;
+		port = RECV_PORT;
+		break;
+	case SETUP_LOOPBACK:
+		rx_nsfd = t->a.nsfd;
+		addr = &lo4;
+		port = RECV_PORT;
+		break;
+	default:
+		return zc_socket_to(t->a.nsfd, family_of(r->v), type_of(r->v),
+				    addr, port);
+	}
+	return zc_rxpair_open(t->a.nsfd, rx_nsfd, family_of(r->v),
+			      type_of(r->v), addr, port, VERDICT_S, &r->rx_fd,
+			      step);
+}
+
+/* The send's buffer and API: SO_ZEROCOPY, or a ring for SEND_ZC. */
+static int vrun_sender(struct vrun *r, struct zc_why *why)
+{
+	size_t page = sysconf(_SC_PAGESIZE);
+	int one = 1, ret;
+
+	/* Whole pages: the kernel pins them while it owns the send. */
+	r->buf = aligned_alloc(page, (r->size + page - 1) / page * page);
+	if (!r->buf)
+		return zc_why_set(why, "buffer of %zu B: out of memory", r->size), -ENOMEM;
+	memset(r->buf, 0xa5, r->size);
+	if (r->v->mode == ZC_MODE_MSG_ZEROCOPY) {
+		/* Without it MSG_ZEROCOPY is silently a plain send. */
+		if (!setsockopt(r->fd, SOL_SOCKET, SO_ZEROCOPY, &one, sizeof(one)))
+			return 0;
+		ret = -errno;
+		return zc_why_errno(why, "setsockopt(SO_ZEROCOPY)"), ret;
+	}
+	ret = io_uring_queue_init(4, &r->ring, 0);
+	if (ret)
+		return zc_why_set(why, "io_uring_queue_init: %s", strerror(-ret)), ret;
+	r->ring_on = true;
+	return 0;
+}
 
 static size_t case_size(const struct ctx *ctx, const struct row *v)
 {
@@ -681,54 +1049,49 @@ static size_t case_size(const struct ctx *ctx, const struct row *v)
 	return udp_size(ctx, family_of(v));
 }
 
-static void vrun_init(struct vrun *r)
-{
-	const struct row *v = r->v;
-	const struct expect *e = expect_here(r->ctx, v);
-	struct zc_vrun *run = &r->run;
-
-	run->ops = &vrun_ops;
-	run->ctx = r;
-	run->topo = &r->ctx->sink.t;
-	run->mode = v->mode;
-	run->family = family_of(v);
-	run->type = type_of(v);
-	run->size = case_size(r->ctx, v);
-	run->sends = r->ctx->sends;
-	run->want = e->verdict;
-	run->tap = &way_of(v)->tap;
-	run->toggle = way_of(v)->toggle;
-	run->verdict_s = VERDICT_S;
-	run->settle_s = SETTLE_S;
-	run->sink = way_of(v)->setup == SETUP_XDP ? "XDP" : "tc";
-	run->fd = -1;
-	run->rx_fd = -1;
-	run->tap_fd = -1;
-	run->t.wit = e->wit;
-}
-
-/*
- * The sender's socket, connected to the sink, or to its own receiver
- * (in b, or on a's loopback); for TCP the accepted socket is the receiver.
- */
+/* Socket, sender, the row's tap (unless toggled per send), MTU and XDP. */
 static int vrun_open(struct vrun *r, struct zc_why *why)
 {
-	static struct in_addr lo4;
-	const struct zc_topo *t = &r->ctx->sink.t;
-	const void *addr = zc_side_addr(&t->b, family_of(r->v));
+	const struct way *w = way_of(r->v);
+	const char *step = "connect";
+	int ret;
 
-	lo4.s_addr = htonl(INADDR_LOOPBACK);
-	switch (way_of(r->v)->setup) {
-	case SETUP_LOCAL:
-		return zc_vrun_open(&r->run, t->a.nsfd, t->b.nsfd, addr,
-				    RECV_PORT, why);
-	case SETUP_LOOPBACK:
-		return zc_vrun_open(&r->run, t->a.nsfd, t->a.nsfd, &lo4,
-				    RECV_PORT, why);
-	default:
-		return zc_vrun_open(&r->run, t->a.nsfd, -1, addr, SINK_PORT,
-				    why);
+	r->fd = r->rx_fd = r->tap_fd = -1;
+	r->size = case_size(r->ctx, r->v);
+	r->sends = r->ctx->sends;
+	/* The whole toggle pattern runs at least once. */
+	if (w->toggle && r->sends < (long)strlen(w->toggle))
+		r->sends = strlen(w->toggle);
+	r->t.wit = r->e->wit;
+	r->fd = vrun_socket(r, &step);
+	if (r->fd < 0)
+		return zc_why_set(why, "%s: %s", step, strerror(-r->fd)), r->fd;
+	ret = vrun_sender(r, why);
+	if (ret)
+		return ret;
+	if (w->tap.ns != ZC_TAP_NONE && !w->toggle) {
+		r->tap_fd = zc_tap_spec_open(&r->ctx->sink.t, &w->tap);
+		if (r->tap_fd < 0)
+			return zc_why_set(why, "open tap: %s", strerror(-r->tap_fd)), r->tap_fd;
 	}
+	return path_set(r, why);
+}
+
+static void vrun_close(struct vrun *r)
+{
+	path_undo(r);
+	if (r->ring_on)
+		io_uring_queue_exit(&r->ring);
+	r->ring_on = false;
+	free(r->buf);
+	r->buf = NULL;
+	if (r->tap_fd >= 0)
+		close(r->tap_fd);
+	if (r->rx_fd >= 0)
+		close(r->rx_fd);
+	if (r->fd >= 0)
+		close(r->fd);
+	r->fd = r->rx_fd = r->tap_fd = -1;
 }
 
 /* ---- setup, options, diagnosis mode ---- */
