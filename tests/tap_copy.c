@@ -142,28 +142,31 @@ enum way_id {
 	WAY_TAP_IGNORE_OUTGOING, WAY_TAP_OTHER_DEV, WAY_TAP_TOGGLE, WAY_LOCAL_BOUND,
 	WAY_LOOPBACK, WAY_FRAGMENTED, WAY_XDP_HIDDEN_COPY, WAY_LOCAL,
 };
-enum proto { P_UDP4, P_UDP6, P_TCP4 };
-enum kind { K_VERDICT, K_RATE };
+/* The indices of protos[] below, for the rule. */
+enum proto_id { P_UDP4, P_UDP6, P_TCP4 };
 
-/* A row: a verdict (protocol, way, API), the taps listing, or a rate. */
+/*
+ * A row: a verdict (protocol, API, way), the taps listing, or a rate (an
+ * API). api indexes the axis' table, whose entry fills in mode.
+ */
 struct row {
 	ZC_ROW_HOOKS(struct row, struct ctx);
-	enum kind kind;
-	enum proto proto;
+	enum proto_id proto;
 	enum way_id way;
+	int api;
 	enum zc_send_mode mode;
 };
 ZC_MATRIX_TYPE(row, struct row, struct ctx)
 
-static void case_verdict(const struct zc_case *c, const struct row *v,
+static void case_verdict(const struct zc_case *c, const struct row *row,
 			 struct ctx *ctx);
-static void case_list_taps(const struct zc_case *c, const struct row *v,
+static void case_list_taps(const struct zc_case *c, const struct row *row,
 			   struct ctx *ctx);
-static void case_rate(const struct zc_case *c, const struct row *rc,
+static void case_rate(const struct zc_case *c, const struct row *row,
 		      struct ctx *ctx);
-static enum zc_pre pre_verdict(const struct zc_case *c, const struct row *v,
+static enum zc_pre pre_verdict(const struct zc_case *c, const struct row *row,
 			       struct ctx *ctx, struct zc_why *why);
-static enum zc_pre pre_rate(const struct zc_case *c, const struct row *rc,
+static enum zc_pre pre_rate(const struct zc_case *c, const struct row *row,
 			    struct ctx *ctx, struct zc_why *why);
 
 /* ---- the ways a send can go, and what each gives per topology ---- */
@@ -253,16 +256,45 @@ static const struct way ways[] = {
 
 /* ---- the cases: rows from their axes, names from the rows ---- */
 
-static const char *const kind_names[] = {
-	[K_VERDICT] = "", [K_RATE] = "rate",
+static const struct proto {
+	int family, type;
+	const char *name;
+} protos[] = {
+	[P_UDP4] = { AF_INET, SOCK_DGRAM, "udp4" },
+	[P_UDP6] = { AF_INET6, SOCK_DGRAM, "udp6" },
+	[P_TCP4] = { AF_INET, SOCK_STREAM, "tcp4" },
 };
-static const char *const proto_names[] = {
-	[P_UDP4] = "udp4", [P_UDP6] = "udp6", [P_TCP4] = "tcp4",
+
+/* An API a case sends by, and its name part. */
+struct api {
+	enum zc_send_mode mode;
+	const char *name;
 };
-static const char *const mode_names[] = {
-	[ZC_MODE_SEND] = "send", [ZC_MODE_MSG_ZEROCOPY] = "msg_zerocopy", [ZC_MODE_SEND_ZC] = "send_zc",
-	[ZC_MODE_SEND_ZC_FIXED] = "send_zc_fixed",
+
+/* The verdicts' APIs: the two that report copied or zero-copy per send. */
+static const struct api verdict_apis[] = {
+	{ ZC_MODE_MSG_ZEROCOPY, "msg_zerocopy" },
+	{ ZC_MODE_SEND_ZC, "send_zc" },
 };
+
+/* The rates' APIs; send(2) is the baseline the others beat or not. */
+static const struct api rate_apis[] = {
+	{ ZC_MODE_SEND, "rate.send" },
+	{ ZC_MODE_MSG_ZEROCOPY, "rate.msg_zerocopy" },
+	{ ZC_MODE_SEND_ZC, "rate.send_zc" },
+	{ ZC_MODE_SEND_ZC_FIXED, "rate.send_zc_fixed" },
+};
+
+static void verdict_fill(struct row *row)
+{
+	row->mode = verdict_apis[row->api].mode;
+}
+
+static void rate_fill(struct row *row)
+{
+	row->mode = rate_apis[row->api].mode;
+}
+
 static const struct row_matrix list_taps_case = {
 	.name = "taps.list",
 	.base = &(const struct row){ .zc = { .fn = case_list_taps } },
@@ -273,13 +305,13 @@ static const struct row_matrix list_taps_case = {
  * the protocol changes the path. Listed way by way, the API turning
  * fastest; named protocol.api.way.
  */
-static const char *verdict_rule(const struct row *r)
+static const char *verdict_rule(const struct row *row)
 {
-	if (r->proto == P_TCP4 && r->way != WAY_LOCAL)
+	if (row->proto == P_TCP4 && row->way != WAY_LOCAL)
 		return "TCP is checked on local delivery: a tap copies below the protocol, UDP covers the taps";
-	if (r->proto != P_TCP4 && r->way == WAY_LOCAL)
+	if (row->proto != P_TCP4 && row->way == WAY_LOCAL)
 		return "local is TCP's local delivery (UDP's is local_bound)";
-	if (r->proto == P_UDP6 && r->way != WAY_NOTAP && r->way != WAY_TAP_SENDER_NS)
+	if (row->proto == P_UDP6 && row->way != WAY_NOTAP && row->way != WAY_TAP_SENDER_NS)
 		return "IPv6 is checked without and with a sender tap: past the IP layer its way is IPv4's";
 	return NULL;
 }
@@ -287,43 +319,42 @@ static const char *verdict_rule(const struct row *r)
 static const struct row_matrix verdicts = {
 	.base = &(const struct row){ .zc = { .fn = case_verdict, .pre = pre_verdict } },
 	.axes = {
-		ZC_AXIS_LOOP(1, struct row, proto, proto_names, P_UDP4, P_UDP6, P_TCP4),
-		ZC_AXIS_LOOP(3, struct row, mode, mode_names, ZC_MODE_MSG_ZEROCOPY, ZC_MODE_SEND_ZC),
+		ZC_AXIS_TABLE_LOOP(1, struct row, proto, protos, name),
+		ZC_AXIS_TABLE_LOOP(3, struct row, api, verdict_apis, name),
 		ZC_AXIS_TABLE_LOOP(2, struct row, way, ways, name),
-		ZC_AXIS_LOOP(4, struct row, kind, kind_names, K_VERDICT),
 	},
 	.rule = verdict_rule,
+	.fill = verdict_fill,
 };
 
 /* The tap vs no-tap ratio per API. */
 static const struct row_matrix rates = {
 	.base = &(const struct row){ .zc = { .fn = case_rate, .pre = pre_rate } },
 	.axes = {
-		ZC_AXIS(struct row, kind, kind_names, K_RATE),
-		ZC_AXIS(struct row, mode, mode_names, ZC_MODE_SEND, ZC_MODE_MSG_ZEROCOPY, ZC_MODE_SEND_ZC,
-			ZC_MODE_SEND_ZC_FIXED),
+		ZC_AXIS_TABLE(struct row, api, rate_apis, name),
 	},
+	.fill = rate_fill,
 };
 
-static const struct way *way_of(const struct row *v)
+static const struct way *way_of(const struct row *row)
 {
-	return &ways[v->way];
+	return &ways[row->way];
 }
 
-static int family_of(const struct row *v)
+static int family_of(const struct row *row)
 {
-	return v->proto == P_UDP6 ? AF_INET6 : AF_INET;
+	return protos[row->proto].family;
 }
 
-static int type_of(const struct row *v)
+static int type_of(const struct row *row)
 {
-	return v->proto == P_TCP4 ? SOCK_STREAM : SOCK_DGRAM;
+	return protos[row->proto].type;
 }
 
 /* send(2) has no depth; the rest keep RATE_DEPTH in flight. */
-static unsigned int rate_depth(const struct row *rc)
+static unsigned int rate_depth(const struct row *row)
 {
-	return rc->mode == ZC_MODE_SEND ? 1 : RATE_DEPTH;
+	return row->mode == ZC_MODE_SEND ? 1 : RATE_DEPTH;
 }
 
 /*
@@ -332,7 +363,7 @@ static unsigned int rate_depth(const struct row *rc)
  */
 struct vrun {
 	struct ctx *ctx;
-	const struct row *v;
+	const struct row *row;
 	const struct expect *e;		/* the row's column for this topology */
 	int fd, rx_fd, tap_fd;
 	struct io_uring ring;		/* SEND_ZC only */
@@ -349,18 +380,18 @@ struct vrun {
 };
 
 static void diag_once(struct ctx *ctx);
-static int vrun_open(struct vrun *r, struct zc_why *why);
-static void vrun_close(struct vrun *r);
-static uint64_t sink_pkts(const struct vrun *r);
+static int vrun_open(struct vrun *run, struct zc_why *why);
+static void vrun_close(struct vrun *run);
+static uint64_t sink_pkts(const struct vrun *run);
 static size_t udp_size(const struct ctx *ctx, int family);
 
 /* ---- cases ---- */
 
 /* The row's column for this topology. */
 static const struct expect *expect_here(const struct ctx *ctx,
-					const struct row *v)
+					const struct row *row)
 {
-	return ctx->sink.t.real_pair ? &way_of(v)->pair : &way_of(v)->veth;
+	return ctx->sink.t.real_pair ? &way_of(row)->pair : &way_of(row)->veth;
 }
 
 /* The row's known deviation, with what the witness can show of it. */
@@ -384,18 +415,19 @@ static enum zc_pre xfail_hidden_copy(const char *xfail, struct zc_why *why)
  * global tap list: the row's known deviation, XFAIL; without BTF to tell
  * the tap lists' scope, SKIP.
  */
-static enum zc_pre pre_verdict(const struct zc_case *c, const struct row *v,
+static enum zc_pre pre_verdict(const struct zc_case *c, const struct row *row,
 			       struct ctx *ctx, struct zc_why *why)
 {
-	enum setup s = way_of(v)->setup;
-	const char *foreign = expect_here(ctx, v)->foreign;
+	enum setup s = way_of(row)->setup;
+	const char *foreign = expect_here(ctx, row)->foreign;
+	const struct zc_sink_need need = {
+		.uring = zc_send_mode_uring(row->mode),
+		.sink = s != SETUP_LOCAL && s != SETUP_LOOPBACK,
+		.what = s == SETUP_XDP ? " and an XDP program" : "",
+	};
 
 	diag_once(ctx);
-	if (zc_sink_feat_need(&ctx->feat, &(struct zc_sink_need){
-				.uring = zc_send_mode_uring(v->mode),
-				.sink = s != SETUP_LOCAL && s != SETUP_LOOPBACK,
-				.what = s == SETUP_XDP ? " and an XDP program" : "",
-			      }, why))
+	if (zc_sink_feat_need(&ctx->feat, &need, why))
 		return ZC_SKIP;
 	if (foreign && ctx->netns_taps < 0)
 		return zc_why_skip(why, ZC_CLASS_ENV, "cannot tell whether packet taps are per namespace: no vmlinux BTF to look for struct net.ptype_all (%s)",
@@ -403,17 +435,17 @@ static enum zc_pre pre_verdict(const struct zc_case *c, const struct row *v,
 	if (foreign && !ctx->netns_taps)
 		return zc_why_set(why, "copied by a tap in another namespace: %s, so %s -> skb_orphan_frags_rx -> skb_copy_ubufs, before af_packet drops it as foreign",
 				  GLOBAL_TAPS, foreign), ZC_XFAIL;
-	if (expect_here(ctx, v)->xfail)
-		return xfail_hidden_copy(expect_here(ctx, v)->xfail, why);
+	if (expect_here(ctx, row)->xfail)
+		return xfail_hidden_copy(expect_here(ctx, row)->xfail, why);
 	return ZC_RUN;
 }
 
 /* ---- the sends and the kernel's report on each ---- */
 
-static int send_flags(const struct vrun *r)
+static int send_flags(const struct vrun *run)
 {
 	/* A stream send completes whole, as a blocking send(2) does. */
-	return MSG_NOSIGNAL | (type_of(r->v) == SOCK_STREAM ? MSG_WAITALL : 0);
+	return MSG_NOSIGNAL | (type_of(run->row) == SOCK_STREAM ? MSG_WAITALL : 0);
 }
 
 static bool errq_level_ok(const struct cmsghdr *cm)
@@ -427,7 +459,7 @@ static bool errq_level_ok(const struct cmsghdr *cm)
  * range of one send, SO_EE_CODE_ZEROCOPY_COPIED set when the kernel fell
  * back to copying. ZC_VERDICT_*, or -errno with why.
  */
-static int msg_zerocopy_verdict(struct vrun *r, struct zc_why *why)
+static int msg_zerocopy_verdict(struct vrun *run, struct zc_why *why)
 {
 	char control[CMSG_SPACE(sizeof(struct sock_extended_err)) + 64];
 	struct msghdr msg = { .msg_control = control };
@@ -437,18 +469,18 @@ static int msg_zerocopy_verdict(struct vrun *r, struct zc_why *why)
 	ssize_t n;
 	int ret;
 
-	n = send(r->fd, r->buf, r->size, send_flags(r) | MSG_ZEROCOPY);
+	n = send(run->fd, run->buf, run->size, send_flags(run) | MSG_ZEROCOPY);
 	if (n < 0) {
 		ret = -errno;
 		return zc_why_errno(why, "send(MSG_ZEROCOPY)"), ret;
 	}
-	if (!ZC_CHECK_EQ(why, "send(MSG_ZEROCOPY) bytes", n, r->size))
+	if (!ZC_CHECK_EQ(why, "send(MSG_ZEROCOPY) bytes", n, run->size))
 		return -EIO;
 	/* The error queue raises POLLERR whatever poll asks for. */
 	zc_bound_start(&b, VERDICT_S, 0);
 	for (;;) {
 		msg.msg_controllen = sizeof(control);
-		if (recvmsg(r->fd, &msg, MSG_ERRQUEUE | MSG_DONTWAIT) >= 0)
+		if (recvmsg(run->fd, &msg, MSG_ERRQUEUE | MSG_DONTWAIT) >= 0)
 			break;
 		if (errno != EAGAIN && errno != EINTR) {
 			ret = -errno;
@@ -456,7 +488,7 @@ static int msg_zerocopy_verdict(struct vrun *r, struct zc_why *why)
 		}
 		if (zc_bound_over(&b, 0))
 			return zc_why_set(why, "no MSG_ZEROCOPY completion within %.1f s", VERDICT_S), -ETIMEDOUT;
-		ret = zc_poll_one(r->fd, 0, zc_bound_left(&b));
+		ret = zc_poll_one(run->fd, 0, zc_bound_left(&b));
 		if (ret < 0)
 			return zc_why_set(why, "poll: %s", strerror(-ret)), ret;
 	}
@@ -476,7 +508,7 @@ static int msg_zerocopy_verdict(struct vrun *r, struct zc_why *why)
 }
 
 /* The next CQE within the bound: 0, or -ETIMEDOUT / -errno with why. */
-static int next_cqe(struct vrun *r, struct zc_bound *b, unsigned int seen,
+static int next_cqe(struct vrun *run, struct zc_bound *b, unsigned int seen,
 		    struct io_uring_cqe **cqe, struct zc_why *why)
 {
 	struct __kernel_timespec ts;
@@ -487,7 +519,7 @@ static int next_cqe(struct vrun *r, struct zc_bound *b, unsigned int seen,
 		left = zc_bound_left(b);
 		ts.tv_sec = (long)left;
 		ts.tv_nsec = (long)((left - (long)left) * 1e9);
-		ret = io_uring_wait_cqe_timeout(&r->ring, cqe, &ts);
+		ret = io_uring_wait_cqe_timeout(&run->ring, cqe, &ts);
 		if (!ret)
 			return 0;
 		if (ret != -ETIME && ret != -EINTR)
@@ -504,9 +536,9 @@ static int next_cqe(struct vrun *r, struct zc_bound *b, unsigned int seen,
  * (also when the send failed), then the notification, IORING_CQE_F_NOTIF,
  * whose res has IORING_NOTIF_USAGE_ZC_COPIED set when the kernel copied.
  */
-static int send_zc_verdict(struct vrun *r, long i, struct zc_why *why)
+static int send_zc_verdict(struct vrun *run, long i, struct zc_why *why)
 {
-	struct io_uring_sqe *sqe = io_uring_get_sqe(&r->ring);
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&run->ring);
 	struct io_uring_cqe *cqe;
 	unsigned int seen = 0;
 	int res = 0, usage = 0, ret;
@@ -515,15 +547,15 @@ static int send_zc_verdict(struct vrun *r, long i, struct zc_why *why)
 
 	if (!sqe)
 		return zc_why_set(why, "io_uring_get_sqe: expected an SQE, seen none free"), -EBUSY;
-	io_uring_prep_send_zc(sqe, r->fd, r->buf, r->size, send_flags(r), 0);
+	io_uring_prep_send_zc(sqe, run->fd, run->buf, run->size, send_flags(run), 0);
 	sqe->ioprio |= IORING_SEND_ZC_REPORT_USAGE;
 	sqe->user_data = i;
-	ret = io_uring_submit(&r->ring);
+	ret = io_uring_submit(&run->ring);
 	if (!ZC_CHECK_EQ(why, "io_uring_submit", ret, 1))
 		return ret < 0 ? ret : -EIO;
 	zc_bound_start(&b, VERDICT_S, 0);
 	while (seen < 2) {
-		ret = next_cqe(r, &b, seen, &cqe, why);
+		ret = next_cqe(run, &b, seen, &cqe, why);
 		if (ret)
 			return ret;
 		ok = ZC_CHECK_EQ(why, "CQE user_data", cqe->user_data, i);
@@ -539,13 +571,13 @@ static int send_zc_verdict(struct vrun *r, long i, struct zc_why *why)
 			usage = cqe->res;
 		else
 			res = cqe->res;
-		io_uring_cqe_seen(&r->ring, cqe);
+		io_uring_cqe_seen(&run->ring, cqe);
 		if (!ok)
 			return -EPROTO;
 	}
 	if (res < 0)
 		return zc_why_set(why, "SEND_ZC: %s", strerror(-res)), res;
-	if (!ZC_CHECK_EQ(why, "SEND_ZC bytes", res, r->size))
+	if (!ZC_CHECK_EQ(why, "SEND_ZC bytes", res, run->size))
 		return -EIO;
 	if (usage & IORING_NOTIF_USAGE_ZC_COPIED)
 		return ZC_VERDICT_COPIED;
@@ -553,69 +585,69 @@ static int send_zc_verdict(struct vrun *r, long i, struct zc_why *why)
 }
 
 /* The toggle's tap open ('1') or closed around send i, cycling. */
-static bool toggle_open(const struct vrun *r, long i)
+static bool toggle_open(const struct vrun *run, long i)
 {
-	const char *toggle = way_of(r->v)->toggle;
+	const char *toggle = way_of(run->row)->toggle;
 
 	return toggle[i % strlen(toggle)] == '1';
 }
 
 /* The verdict send i must get: with a toggle, copied while the tap is open. */
-static int want_for(const struct vrun *r, long i)
+static int want_for(const struct vrun *run, long i)
 {
-	if (!way_of(r->v)->toggle)
-		return r->e->verdict;
-	return toggle_open(r, i) ? ZC_VERDICT_COPIED : ZC_VERDICT_ZEROCOPY;
+	if (!way_of(run->row)->toggle)
+		return run->e->verdict;
+	return toggle_open(run, i) ? ZC_VERDICT_COPIED : ZC_VERDICT_ZEROCOPY;
 }
 
-static int toggle_step(struct vrun *r, long i)
+static int toggle_step(struct vrun *run, long i)
 {
-	bool open = toggle_open(r, i);
+	bool open = toggle_open(run, i);
 
-	if (open == (r->tap_fd >= 0))
+	if (open == (run->tap_fd >= 0))
 		return 0;
 	if (!open) {
-		close(r->tap_fd);
-		r->tap_fd = -1;
+		close(run->tap_fd);
+		run->tap_fd = -1;
 		return 0;
 	}
-	r->tap_fd = zc_tap_spec_open(&r->ctx->sink.t, &way_of(r->v)->tap);
-	return r->tap_fd < 0 ? r->tap_fd : 0;
+	run->tap_fd = zc_tap_spec_open(&run->ctx->sink.t, &way_of(run->row)->tap);
+	return run->tap_fd < 0 ? run->tap_fd : 0;
 }
 
 /* Send i, the kernel's report on it and what the witness saw meanwhile. */
-static int one_send(struct vrun *r, long i, struct zc_why *why)
+static int one_send(struct vrun *run, long i, struct zc_why *why)
 {
 	struct zc_witness_counts w0, w1, d;
 	int ret = 0;
 
-	if (way_of(r->v)->toggle)
-		ret = toggle_step(r, i);
+	if (way_of(run->row)->toggle)
+		ret = toggle_step(run, i);
 	if (ret)
 		return zc_why_set(why, "open tap: %s", strerror(-ret)), ret;
 	zc_witness_read(&w0);
-	if (r->v->mode == ZC_MODE_MSG_ZEROCOPY)
-		ret = msg_zerocopy_verdict(r, why);
+	if (run->row->mode == ZC_MODE_MSG_ZEROCOPY)
+		ret = msg_zerocopy_verdict(run, why);
 	else
-		ret = send_zc_verdict(r, i, why);
+		ret = send_zc_verdict(run, i, why);
 	zc_witness_read(&w1);
-	zc_rxpair_drain(r->rx_fd, &r->rx_msgs, &r->rx_bytes);
+	zc_rxpair_drain(run->rx_fd, &run->rx_msgs, &run->rx_bytes);
 	if (ret < 0)
 		return ret;
 	zc_witness_delta(&w1, &w0, &d);
-	zc_copy_tally_add(&r->t, i, ret, want_for(r, i), &d);
+	zc_copy_tally_add(&run->t, i, ret, want_for(run, i), &d);
 	return 0;
 }
 
 /* What the sink or receiver has seen, and what it must see. */
-static void traffic_count(const struct vrun *r, uint64_t *have, uint64_t *want)
+static void traffic_count(const struct vrun *run, uint64_t *have, uint64_t *want)
 {
-	if (r->rx_fd >= 0) {
-		*have = r->rx_bytes;
-		*want = type_of(r->v) == SOCK_STREAM ? r->t.n * r->size : r->size;
+	if (run->rx_fd >= 0) {
+		*have = run->rx_bytes;
+		*want = type_of(run->row) == SOCK_STREAM ? run->t.n * run->size : run->size;
 	} else {
-		*have = sink_pkts(r) - r->sink0;
-		*want = r->t.n;
+		*have = sink_pkts(run) - run->sink0;
+		*want = run->t.n;
 	}
 }
 
@@ -623,43 +655,43 @@ static void traffic_count(const struct vrun *r, uint64_t *have, uint64_t *want)
  * A send can complete while its packets still sit in a NIC ring (or, when
  * it was copied, before they left at all): give them up to SETTLE_S.
  */
-static bool traffic_seen(struct vrun *r, char *what, size_t len)
+static bool traffic_seen(struct vrun *run, char *what, size_t len)
 {
 	double end = zc_now() + SETTLE_S;
 	uint64_t have, want;
 
 	for (;;) {
-		zc_rxpair_drain(r->rx_fd, &r->rx_msgs, &r->rx_bytes);
-		traffic_count(r, &have, &want);
+		zc_rxpair_drain(run->rx_fd, &run->rx_msgs, &run->rx_bytes);
+		traffic_count(run, &have, &want);
 		if (have >= want || zc_now() >= end)
 			break;
 		usleep(1000);
 	}
-	if (r->rx_fd >= 0)
+	if (run->rx_fd >= 0)
 		snprintf(what, len, "receiver got %ld messages, %lld bytes",
-			 r->rx_msgs, r->rx_bytes);
+			 run->rx_msgs, run->rx_bytes);
 	else
 		snprintf(what, len, "%s sink dropped %llu packets",
-			 way_of(r->v)->setup == SETUP_XDP ? "XDP" : "tc",
+			 way_of(run->row)->setup == SETUP_XDP ? "XDP" : "tc",
 			 (unsigned long long)have);
 	return have >= want;
 }
 
-static void summary(const char *name, const struct vrun *r,
+static void summary(const char *name, const struct vrun *run,
 		    const char *traffic, const char *nowit)
 {
-	const struct zc_copy_tally *t = &r->t;
+	const struct zc_copy_tally *t = &run->t;
 	char w[200];
 
 	if (!nowit) {
 		zc_witness_format(&t->wsum, w, sizeof(w));
 		ktap_print_msg("%s: %ld sends of %zu B: kernel copied %ld, zero-copy %ld; %s, copy seen on %ld/%ld sends; %s",
-			       name, t->n, r->size, t->copied, t->zc, w,
+			       name, t->n, run->size, t->copied, t->zc, w,
 			       t->wit == ZC_SEE_XDP_COPY ? t->wit_cow_sends : t->wit_copy_sends,
 			       t->n, traffic);
 	} else {
 		ktap_print_msg("%s: %ld sends of %zu B: kernel copied %ld, zero-copy %ld; no witness loaded (%s): kernel flag only; %s",
-			       name, t->n, r->size, t->copied, t->zc, nowit,
+			       name, t->n, run->size, t->copied, t->zc, nowit,
 			       traffic);
 	}
 	ktap_zcmode(name, t->zc, t->copied);
@@ -671,16 +703,16 @@ static void summary(const char *name, const struct vrun *r,
  * offload the device lacks): the case cannot judge the kernel, SKIP.
  * Without such a cause it is judged as any other.
  */
-static bool env_explains(const char *name, const struct vrun *r)
+static bool env_explains(const char *name, const struct vrun *run)
 {
-	const struct zc_copy_tally *t = &r->t;
+	const struct zc_copy_tally *t = &run->t;
 	struct zc_why why;
 
 	/* Under XDP the kernel's known zero-copy flag is no deviation. */
 	if (!t->wit_bad &&
 	    !(t->wit == ZC_SEE_XDP_COPY ? t->copied : t->kern_bad))
 		return false;
-	if (!zc_env_copy_cause(&r->ctx->sink.t, &why))
+	if (!zc_env_copy_cause(&run->ctx->sink.t, &why))
 		return false;
 	ktap_skip_why(name, &why);
 	return true;
@@ -693,10 +725,10 @@ static bool env_explains(const char *name, const struct vrun *r)
  * way, FAIL (the deviation a known failure covers); a mix or a witness
  * disagreeing, FAIL whatever was expected (zc_copy_judge).
  */
-static void case_verdict(const struct zc_case *c, const struct row *v,
+static void case_verdict(const struct zc_case *c, const struct row *row,
 			 struct ctx *ctx)
 {
-	struct vrun r = { .ctx = ctx, .v = v, .e = expect_here(ctx, v) };
+	struct vrun run = { .ctx = ctx, .row = row, .e = expect_here(ctx, row) };
 	struct zc_why why = { "" };
 	const char *nowit = NULL;
 	char traffic[128];
@@ -709,32 +741,32 @@ static void case_verdict(const struct zc_case *c, const struct row *v,
 		nowit = NULL;
 	else if (ctx->no_witness)
 		nowit = "--no-witness given";
-	ret = vrun_open(&r, &why);
+	ret = vrun_open(&run, &why);
 	if (ret) {
-		vrun_close(&r);
-		if (way_of(v)->setup == SETUP_XDP && (ret == -EOPNOTSUPP || ret == -EINVAL))
+		vrun_close(&run);
+		if (way_of(row)->setup == SETUP_XDP && (ret == -EOPNOTSUPP || ret == -EINVAL))
 			/* XDP on the test's own veth: the kernel's */
 			ktap_skip(c->name, ZC_CLASS_KERNEL, "%s", why.msg);
 		else
 			ktap_fail_why(c->name, &why);
 		return;
 	}
-	if (r.rx_fd < 0)
-		r.sink0 = sink_pkts(&r);
-	for (i = 0; i < r.sends && !ret; i++)
-		ret = one_send(&r, i, &why);
-	seen = traffic_seen(&r, traffic, sizeof(traffic));
-	vrun_close(&r);
+	if (run.rx_fd < 0)
+		run.sink0 = sink_pkts(&run);
+	for (i = 0; i < run.sends && !ret; i++)
+		ret = one_send(&run, i, &why);
+	seen = traffic_seen(&run, traffic, sizeof(traffic));
+	vrun_close(&run);
 	if (ret) {
 		ktap_fail(c->name, "send %ld: %s", i - 1, why.msg);
 		return;
 	}
-	summary(c->name, &r, traffic, nowit);
-	ktap_print_msg("%s: %s", c->name, r.e->what);
+	summary(c->name, &run, traffic, nowit);
+	ktap_print_msg("%s: %s", c->name, run.e->what);
 	if (!seen)
 		ktap_fail(c->name, "no real traffic behind the verdicts: %s", traffic);
-	else if (!env_explains(c->name, &r))
-		zc_copy_judge(c->name, &r.t);
+	else if (!env_explains(c->name, &run))
+		zc_copy_judge(c->name, &run.t);
 }
 
 /* ---- tap listing against taps we open ---- */
@@ -744,7 +776,7 @@ static const struct way *const tap_wants[] = {
 	&ways[WAY_TAP_OTHER_DEV],
 };
 
-static void case_list_taps(const struct zc_case *c, const struct row *v,
+static void case_list_taps(const struct zc_case *c, const struct row *row,
 			   struct ctx *ctx)
 {
 	int fds[ZC_ARRAY_SIZE(tap_wants)], n, i, want = ZC_ARRAY_SIZE(tap_wants);
@@ -777,32 +809,32 @@ static void case_list_taps(const struct zc_case *c, const struct row *v,
 
 /* ---- rates: without and with the tap, interleaved ---- */
 
-static enum zc_pre pre_rate(const struct zc_case *c, const struct row *rc,
+static enum zc_pre pre_rate(const struct zc_case *c, const struct row *row,
 			    struct ctx *ctx, struct zc_why *why)
 {
 
 	diag_once(ctx);
 	return zc_sink_feat_need(&ctx->feat, &(struct zc_sink_need){
-					.uring = zc_send_mode_uring(rc->mode),
+					.uring = zc_send_mode_uring(row->mode),
 					.sink = true,
 				 }, why) ? ZC_SKIP : ZC_RUN;
 }
 
-static void arm_report(struct ctx *ctx, const struct row *rc,
+static void arm_report(struct ctx *ctx, const struct row *row,
 		       const struct zc_sink_arm *sa, const char *prefix)
 {
 	const struct zc_send_stats *st = zc_sender_stats(sa->tx.s);
-	bool uring = zc_send_mode_uring(rc->mode);
+	bool uring = zc_send_mode_uring(row->mode);
 
 	zc_report_rate(prefix, &sa->rate, false);
-	if (zc_send_mode_zerocopy(rc->mode))
+	if (zc_send_mode_zerocopy(row->mode))
 		ktap_zcmode(prefix, st->zerocopy, st->copied);
 	else
 		ktap_zcmode(prefix, 0, st->completed);
 	zc_report_config(&ctx->o, prefix,
 		  "mode=%s size=%zu depth=%u report_usage=%s ring=%s cpu_tx=%d cpu_rx=softirq_on_sending_cpu topology=%s a=%s drv_a=%s b=%s drv_b=%s mtu=%d sink=tc_clsact_ingress_drop tap=eth_p_all_unbound_sender_ns_for_tap witness=paused",
-		  zc_send_mode_name(rc->mode), udp_size(ctx, AF_INET),
-		  rate_depth(rc), uring && zc_send_mode_zerocopy(rc->mode) ? "yes" : "no",
+		  zc_send_mode_name(row->mode), udp_size(ctx, AF_INET),
+		  rate_depth(row), uring && zc_send_mode_zerocopy(row->mode) ? "yes" : "no",
 		  uring ? zc_sender_ring_desc(sa->tx.s) : "none", ctx->o.cpu_tx,
 		  ctx->sink.t.real_pair ? "ZC_PAIR" : "veth", ctx->sink.t.a.ifname,
 		  ctx->drv_a, ctx->sink.t.b.ifname, ctx->drv_b, ctx->sink.t.mtu);
@@ -812,12 +844,12 @@ static void arm_report(struct ctx *ctx, const struct row *rc,
  * Without and with the tap, in alternation repeat by repeat: each repeat
  * gives one tap_ratio sample from two measurements seconds apart.
  */
-static int measure(struct ctx *ctx, const struct row *rc,
+static int measure(struct ctx *ctx, const struct row *row,
 		   struct zc_stats *ratio, struct zc_why *why)
 {
 	struct zc_meter_cfg mc = { .duration = ctx->o.duration,
 				   .warmup = ctx->o.warmup, .repeat = ctx->o.repeat };
-	struct zc_sender_cfg cfg = { .mode = rc->mode, .depth = rate_depth(rc),
+	struct zc_sender_cfg cfg = { .mode = row->mode, .depth = rate_depth(row),
 				     .size = udp_size(ctx, AF_INET),
 				     .report_usage = true };
 	struct zc_tap_ratio tr;
@@ -826,16 +858,16 @@ static int measure(struct ctx *ctx, const struct row *rc,
 
 	for (i = 0; i < 2; i++)
 		snprintf(prefix[i], sizeof(prefix[i]), TEST_NAME ".udp4.%s.%s",
-			 mode_names[rc->mode], i ? "tap" : "notap");
+			 zc_send_mode_name(row->mode), i ? "tap" : "notap");
 	ret = zc_tap_ratio_run(&tr, &ctx->sink, &mc, &cfg, VERDICT_S, prefix[1],
 			       ratio, why);
 	for (i = 0; i < 2 && !ret; i++)
-		arm_report(ctx, rc, &tr.sa[i], prefix[i]);
+		arm_report(ctx, row, &tr.sa[i], prefix[i]);
 	zc_tap_ratio_close(&tr);
 	return ret;
 }
 
-static void case_rate(const struct zc_case *c, const struct row *rc,
+static void case_rate(const struct zc_case *c, const struct row *row,
 		      struct ctx *ctx)
 {
 	struct zc_why why = { "" };
@@ -845,7 +877,7 @@ static void case_rate(const struct zc_case *c, const struct row *rc,
 
 	/* A stack walk per page allocation would be measured too. */
 	zc_witness_enable(false);
-	ret = measure(ctx, rc, &ratio, &why);
+	ret = measure(ctx, row, &ratio, &why);
 	zc_witness_enable(true);
 	if (ret > 0) {
 		/* a copy zc_env_copy_cause explains */
@@ -856,7 +888,7 @@ static void case_rate(const struct zc_case *c, const struct row *rc,
 		ktap_fail_why(c->name, &why);
 		return;
 	}
-	snprintf(name, sizeof(name), TEST_NAME ".udp4.%s.tap_ratio", mode_names[rc->mode]);
+	snprintf(name, sizeof(name), TEST_NAME ".udp4.%s.tap_ratio", zc_send_mode_name(row->mode));
 	ktap_metric(name, &ratio, "ratio");
 	ktap_pass(c->name);
 }
@@ -927,10 +959,10 @@ static int xdp_set(struct ctx *ctx, bool on)
 }
 
 /* MTU and XDP as the case wants, after its socket and tap. */
-static int path_set(struct vrun *r, struct zc_why *why)
+static int path_set(struct vrun *run, struct zc_why *why)
 {
-	struct ctx *ctx = r->ctx;
-	enum setup s = way_of(r->v)->setup;
+	struct ctx *ctx = run->ctx;
+	enum setup s = way_of(run->row)->setup;
 	int ret;
 
 	/*
@@ -938,10 +970,10 @@ static int path_set(struct vrun *r, struct zc_why *why)
 	 * MTU, a change would take its carrier away for a while.
 	 */
 	if (s == SETUP_FRAG && frag_mtu(ctx) != ctx->sink.t.mtu) {
-		r->mtu_restore = ctx->sink.t.mtu;
+		run->mtu_restore = ctx->sink.t.mtu;
 		ret = zc_topo_set_mtu(&ctx->sink.t, FRAG_MTU);
 		if (ret) {
-			r->mtu_restore = 0;
+			run->mtu_restore = 0;
 			return zc_why_set(why, "set MTU: %s", strerror(-ret)), ret;
 		}
 	}
@@ -962,41 +994,41 @@ static int path_set(struct vrun *r, struct zc_why *why)
 	if (ret)
 		return zc_why_set(why, "attach native XDP (frags) to the receiving device %s (%s): %s",
 				  ctx->sink.t.b.ifname, ctx->drv_b, strerror(-ret)), ret;
-	r->xdp_on = true;
+	run->xdp_on = true;
 	return 0;
 }
 
-static void path_undo(struct vrun *r)
+static void path_undo(struct vrun *run)
 {
-	struct ctx *ctx = r->ctx;
+	struct ctx *ctx = run->ctx;
 
-	if (r->xdp_on && xdp_set(ctx, false))
+	if (run->xdp_on && xdp_set(ctx, false))
 		ktap_print_msg("detaching XDP failed; later cases may be affected");
-	if (r->mtu_restore && zc_topo_set_mtu(&ctx->sink.t, r->mtu_restore))
-		ktap_print_msg("restoring MTU %d failed", r->mtu_restore);
+	if (run->mtu_restore && zc_topo_set_mtu(&ctx->sink.t, run->mtu_restore))
+		ktap_print_msg("restoring MTU %d failed", run->mtu_restore);
 	zc_sink_set_port(&ctx->sink, SINK_PORT);
 }
 
 /* Packets the sink has dropped so far. */
-static uint64_t sink_pkts(const struct vrun *r)
+static uint64_t sink_pkts(const struct vrun *run)
 {
-	if (way_of(r->v)->setup == SETUP_XDP)
-		return r->ctx->xdp->bss->pkts;
-	return zc_sink_pkts(&r->ctx->sink);
+	if (way_of(run->row)->setup == SETUP_XDP)
+		return run->ctx->xdp->bss->pkts;
+	return zc_sink_pkts(&run->ctx->sink);
 }
 
 /*
  * The sender's socket, connected to the sink, or to its own receiver
  * (in b, or on a's loopback); for TCP the accepted socket is the receiver.
  */
-static int vrun_socket(struct vrun *r, const char **step)
+static int vrun_socket(struct vrun *run, const char **step)
 {
 	struct in_addr lo4 = { .s_addr = htonl(INADDR_LOOPBACK) };
-	const struct zc_topo *t = &r->ctx->sink.t;
-	const void *addr = zc_side_addr(&t->b, family_of(r->v));
+	const struct zc_topo *t = &run->ctx->sink.t;
+	const void *addr = zc_side_addr(&t->b, family_of(run->row));
 	int rx_nsfd = -1, port = SINK_PORT;
 
-	switch (way_of(r->v)->setup) {
+	switch (way_of(run->row)->setup) {
 	case SETUP_LOCAL:
 		rx_nsfd = t->b.nsfd;
 		port = RECV_PORT;
@@ -1007,91 +1039,91 @@ static int vrun_socket(struct vrun *r, const char **step)
 		port = RECV_PORT;
 		break;
 	default:
-		return zc_socket_to(t->a.nsfd, family_of(r->v), type_of(r->v),
+		return zc_socket_to(t->a.nsfd, family_of(run->row), type_of(run->row),
 				    addr, port);
 	}
-	return zc_rxpair_open(t->a.nsfd, rx_nsfd, family_of(r->v),
-			      type_of(r->v), addr, port, VERDICT_S, &r->rx_fd,
+	return zc_rxpair_open(t->a.nsfd, rx_nsfd, family_of(run->row),
+			      type_of(run->row), addr, port, VERDICT_S, &run->rx_fd,
 			      step);
 }
 
 /* The send's buffer and API: SO_ZEROCOPY, or a ring for SEND_ZC. */
-static int vrun_sender(struct vrun *r, struct zc_why *why)
+static int vrun_sender(struct vrun *run, struct zc_why *why)
 {
 	size_t page = sysconf(_SC_PAGESIZE);
 	int one = 1, ret;
 
 	/* Whole pages: the kernel pins them while it owns the send. */
-	r->buf = aligned_alloc(page, (r->size + page - 1) / page * page);
-	if (!r->buf)
-		return zc_why_set(why, "buffer of %zu B: out of memory", r->size), -ENOMEM;
-	memset(r->buf, 0xa5, r->size);
-	if (r->v->mode == ZC_MODE_MSG_ZEROCOPY) {
+	run->buf = aligned_alloc(page, (run->size + page - 1) / page * page);
+	if (!run->buf)
+		return zc_why_set(why, "buffer of %zu B: out of memory", run->size), -ENOMEM;
+	memset(run->buf, 0xa5, run->size);
+	if (run->row->mode == ZC_MODE_MSG_ZEROCOPY) {
 		/* Without it MSG_ZEROCOPY is silently a plain send. */
-		if (!setsockopt(r->fd, SOL_SOCKET, SO_ZEROCOPY, &one, sizeof(one)))
+		if (!setsockopt(run->fd, SOL_SOCKET, SO_ZEROCOPY, &one, sizeof(one)))
 			return 0;
 		ret = -errno;
 		return zc_why_errno(why, "setsockopt(SO_ZEROCOPY)"), ret;
 	}
-	ret = io_uring_queue_init(4, &r->ring, 0);
+	ret = io_uring_queue_init(4, &run->ring, 0);
 	if (ret)
 		return zc_why_set(why, "io_uring_queue_init: %s", strerror(-ret)), ret;
-	r->ring_on = true;
+	run->ring_on = true;
 	return 0;
 }
 
-static size_t case_size(const struct ctx *ctx, const struct row *v)
+static size_t case_size(const struct ctx *ctx, const struct row *row)
 {
-	if (way_of(v)->setup == SETUP_FRAG)
+	if (way_of(row)->setup == SETUP_FRAG)
 		return frag_size(ctx);
-	if (type_of(v) == SOCK_STREAM)
+	if (type_of(row) == SOCK_STREAM)
 		return TCP_SIZE;
-	return udp_size(ctx, family_of(v));
+	return udp_size(ctx, family_of(row));
 }
 
 /* Socket, sender, the row's tap (unless toggled per send), MTU and XDP. */
-static int vrun_open(struct vrun *r, struct zc_why *why)
+static int vrun_open(struct vrun *run, struct zc_why *why)
 {
-	const struct way *w = way_of(r->v);
+	const struct way *w = way_of(run->row);
 	const char *step = "connect";
 	int ret;
 
-	r->fd = r->rx_fd = r->tap_fd = -1;
-	r->size = case_size(r->ctx, r->v);
-	r->sends = r->ctx->sends;
+	run->fd = run->rx_fd = run->tap_fd = -1;
+	run->size = case_size(run->ctx, run->row);
+	run->sends = run->ctx->sends;
 	/* The whole toggle pattern runs at least once. */
-	if (w->toggle && r->sends < (long)strlen(w->toggle))
-		r->sends = strlen(w->toggle);
-	r->t.wit = r->e->wit;
-	r->fd = vrun_socket(r, &step);
-	if (r->fd < 0)
-		return zc_why_set(why, "%s: %s", step, strerror(-r->fd)), r->fd;
-	ret = vrun_sender(r, why);
+	if (w->toggle && run->sends < (long)strlen(w->toggle))
+		run->sends = strlen(w->toggle);
+	run->t.wit = run->e->wit;
+	run->fd = vrun_socket(run, &step);
+	if (run->fd < 0)
+		return zc_why_set(why, "%s: %s", step, strerror(-run->fd)), run->fd;
+	ret = vrun_sender(run, why);
 	if (ret)
 		return ret;
 	if (w->tap.ns != ZC_TAP_NONE && !w->toggle) {
-		r->tap_fd = zc_tap_spec_open(&r->ctx->sink.t, &w->tap);
-		if (r->tap_fd < 0)
-			return zc_why_set(why, "open tap: %s", strerror(-r->tap_fd)), r->tap_fd;
+		run->tap_fd = zc_tap_spec_open(&run->ctx->sink.t, &w->tap);
+		if (run->tap_fd < 0)
+			return zc_why_set(why, "open tap: %s", strerror(-run->tap_fd)), run->tap_fd;
 	}
-	return path_set(r, why);
+	return path_set(run, why);
 }
 
-static void vrun_close(struct vrun *r)
+static void vrun_close(struct vrun *run)
 {
-	path_undo(r);
-	if (r->ring_on)
-		io_uring_queue_exit(&r->ring);
-	r->ring_on = false;
-	free(r->buf);
-	r->buf = NULL;
-	if (r->tap_fd >= 0)
-		close(r->tap_fd);
-	if (r->rx_fd >= 0)
-		close(r->rx_fd);
-	if (r->fd >= 0)
-		close(r->fd);
-	r->fd = r->rx_fd = r->tap_fd = -1;
+	path_undo(run);
+	if (run->ring_on)
+		io_uring_queue_exit(&run->ring);
+	run->ring_on = false;
+	free(run->buf);
+	run->buf = NULL;
+	if (run->tap_fd >= 0)
+		close(run->tap_fd);
+	if (run->rx_fd >= 0)
+		close(run->rx_fd);
+	if (run->fd >= 0)
+		close(run->fd);
+	run->fd = run->rx_fd = run->tap_fd = -1;
 }
 
 /* ---- setup, options, diagnosis mode ---- */
