@@ -564,8 +564,9 @@ static int send_zc_verdict(struct vrun *run, long i, struct zc_why *why)
 				      "request CQE: expected IORING_CQE_F_MORE, seen flags 0x%x res %d",
 				      cqe->flags, cqe->res);
 		else if (ok)
-			ok = ZC_CHECK(why, cqe->flags & IORING_CQE_F_NOTIF,
-				      "second CQE: expected IORING_CQE_F_NOTIF, seen flags 0x%x res %d",
+			ok = ZC_CHECK(why, (cqe->flags & (IORING_CQE_F_NOTIF | IORING_CQE_F_MORE)) ==
+					   IORING_CQE_F_NOTIF,
+				      "second CQE: expected IORING_CQE_F_NOTIF without IORING_CQE_F_MORE, seen flags 0x%x res %d",
 				      cqe->flags, cqe->res);
 		if (seen++)
 			usage = cqe->res;
