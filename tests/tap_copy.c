@@ -755,11 +755,13 @@ static void case_verdict(const struct zc_case *c, const struct row *row,
 	if (run.rx_fd < 0)
 		run.sink0 = sink_pkts(&run);
 	for (i = 0; i < run.sends && !ret; i++)
-		ret = one_send(&run, i, &why);
+		if (one_send(&run, i, &why) < 0)
+			ret = zc_why_prefix(&why, "send %ld", i);
 	seen = traffic_seen(&run, traffic, sizeof(traffic));
 	vrun_close(&run);
 	if (ret) {
-		ktap_fail(c->name, "send %ld: %s", i - 1, why.msg);
+		/* file:line of the check that failed, in the send above */
+		ktap_fail_why(c->name, &why);
 		return;
 	}
 	summary(c->name, &run, traffic, nowit);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Judging zero-copy sends one by one: the kernel's verdict on each send
- * (zc_sender_verdict) against what the case expects, and against the copy
- * witness (lib/net/witness.h), which sees the copy functions run. A tally of
+ * (tests/tap_copy.c reads it from the error queue or the notification)
+ * against what the case expects, and against the copy witness
+ * (lib/net/witness.h), which sees the copy functions run. A tally of
  * one case's sends, and the judgement against the expectation: facts,
  * the deviation an expected failure covers told from any other. Whether
  * a deviation is expected (veth's XDP copy the kernel's flag does not
