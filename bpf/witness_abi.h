@@ -5,7 +5,7 @@
 
 #include <linux/types.h>
 
-enum {
+enum zc_wit_kind {
 	ZC_WIT_COPY_UBUFS,	/* skb_copy_ubufs: zero-copy frags copied */
 	ZC_WIT_PP_COW,		/* skb_pp_cow_data: veth XDP copies the skb */
 	ZC_WIT_XSK_XMIT,	/* stack kind only: AF_XDP copy-mode transmit */

@@ -4,6 +4,7 @@
  * against what the row expects. Every send as expected: PASS; every send
  * the other way: FAIL, the one deviation an expected failure may cover;
  * a mix: FAIL that no expected failure covers (ktap_fail_unexpected).
+ * Whether a FAIL was expected is the row's (the runner decides).
  * With no witness open (no root here) the witness takes no part; the
  * live checks judge with it.
  */
@@ -15,15 +16,15 @@
 #define SENDS	8
 
 /* Judges SENDS sends (copied: how many the kernel called copied). */
-static enum ktap_status judge(int want, int copied, bool *unexpected,
-			      struct zc_copy_tally *t)
+static enum ktap_status judge_seen(enum zc_copy_seen wit, int want, int copied,
+				   bool *unexpected, struct zc_copy_tally *t)
 {
 	struct zc_witness_counts none = { 0 };
 	struct ktap_body b;
 	long i;
 
 	memset(t, 0, sizeof(*t));
-	t->wit = ZC_WIT_COPY_UBUFS;
+	t->wit = wit;
 	for (i = 0; i < SENDS; i++)
 		zc_copy_tally_add(t, i, i < copied ? ZC_VERDICT_COPIED :
 				  ZC_VERDICT_ZEROCOPY, want, &none);
@@ -32,6 +33,12 @@ static enum ktap_status judge(int want, int copied, bool *unexpected,
 	ktap_body_end(&b);
 	*unexpected = b.unexpected;
 	return b.status;
+}
+
+static enum ktap_status judge(int want, int copied, bool *unexpected,
+			      struct zc_copy_tally *t)
+{
+	return judge_seen(ZC_SEE_COPY_UBUFS, want, copied, unexpected, t);
 }
 
 int main(void)
@@ -60,6 +67,16 @@ int main(void)
 	unit_check(st == KTAP_FAIL && unexp && t.kern_bad == SENDS / 2 &&
 		   unit_has(t.first_bad, "0"),
 		   "copyjudge.a_mix_is_unexpected", t.first_bad);
+	/*
+	 * veth under XDP: the row wants copied; the kernel's zero-copy flag
+	 * on every send is a plain FAIL the row's expected failure covers.
+	 */
+	st = judge_seen(ZC_SEE_XDP_COPY, ZC_VERDICT_COPIED, 0, &unexp, &t);
+	unit_check(st == KTAP_FAIL && !unexp && t.zc == SENDS,
+		   "copyjudge.xdp_hidden_copy_is_the_deviation", t.first_bad);
+	st = judge_seen(ZC_SEE_XDP_COPY, ZC_VERDICT_COPIED, SENDS, &unexp, &t);
+	unit_check(st == KTAP_PASS && !unexp,
+		   "copyjudge.xdp_copy_reported_passes", t.first_bad);
 	unit_check(!strcmp(zc_verdict_name(ZC_VERDICT_COPIED), "copied") &&
 		   !strcmp(zc_verdict_name(ZC_VERDICT_ZEROCOPY), "zerocopy"),
 		   "copyjudge.verdict_names", NULL);
