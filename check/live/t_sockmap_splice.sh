@@ -19,7 +19,7 @@ SPLICE_CASES="splice_ingress eof_splice rate_ingress_splice"
 
 out=$("$BIN" --list)
 expect "sockmap_splice.list" \
-	test "$?" = 0 -a "$(wc -l <<<"$out")" = 19 -a "$(head -n1 <<<"$out")" = read_ingress
+	test "$?" = 0 -a "$(wc -l <<<"$out")" = 21 -a "$(head -n1 <<<"$out")" = read_ingress
 
 [ "$(id -u)" = 0 ] || { skip "sockmap_splice.run" "needs root"; t_done; }
 
