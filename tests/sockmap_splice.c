@@ -10,9 +10,9 @@
  * Topology (lib/sockmap/sockmap.c), all on loopback inside the test's own
  * namespace: a listener, c1<->p1 and c2<->p2; a sockmap holds p1 and c2;
  * the verdict program on p1 redirects into c2's ingress. A producer thread
- * writes a pattern into c1, the consumer reads or splices c2 and checks
- * every byte (lib/sockmap/sockmap_stream.c). Every wait is bounded, whatever the
- * kernel does.
+ * writes a pattern into c1; the consumer below reads or splices c2 and
+ * checks every byte, FIONREAD, POLLIN and the end of file. Every wait is
+ * bounded, whatever the kernel does.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +26,7 @@
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 
+#include "core/clock.h"
 #include "core/meter.h"
 #include "net/netns.h"
 #include "core/probe.h"
@@ -71,6 +72,14 @@ struct row {
 	const char *metric;	/* a rate's metric, after the mode */
 };
 
+/* The splice probe's outcome, run once (splice_probe) */
+enum probe_state {
+	PROBE_NOT_RUN,
+	PROBE_SUPPORTED,	/* splice took the queued bytes, verified */
+	PROBE_UNSUPPORTED,	/* EAGAIN throughout; read(2) got them */
+	PROBE_FAILED,		/* neither: why says what happened */
+};
+
 struct ctx {
 	struct zc_opts o;
 	long rcvbuf;		/* --rcvbuf: SO_RCVBUFFORCE on the consumer, 0: default */
@@ -80,7 +89,7 @@ struct ctx {
 	/* segments sent again, and overlapping, at lo in SK_PASS transfers */
 	unsigned long long segs, resent, overlaps;
 	struct zc_sm_pattern pat;
-	enum zc_sm_probe_state probe;	/* the ingress splice probe, run once */
+	enum probe_state probe;	/* the ingress splice probe, run once */
 	struct zc_why probe_reason;
 	struct zc_why bpf_skip;	/* "" when BPF loads: sockmap modes can run */
 };
@@ -168,7 +177,372 @@ static const struct row_matrix all_cases = {
 	.fill = case_fill,
 };
 
-static enum zc_sm_probe_state splice_probe(struct ctx *cx);
+/* ---- the consumer: read(2) or splice(2) from c2, every byte checked ---- */
+
+#define TRANSFER_S	60.0	/* whole functional transfer */
+#define FOLLOW_S	0.5	/* reading on after a wrong byte, to map it */
+#define SETTLE_S	0.3	/* FIONREAD blind: time for the rest to queue */
+
+/* n bytes just received at stream offset r->got: the pattern's, exactly? */
+static int check_bytes(struct zc_sm_rx *r, const unsigned char *buf, size_t n)
+{
+	if (!memcmp(buf, r->pat->ring + r->got % ZC_SM_PERIOD, n))
+		return 0;
+	return zc_sm_rx_wrong(r, buf, n);
+}
+
+/*
+ * Empty the pipe: into rxbuf to verify or for ZC_SM_SPLICE_USER, else
+ * into /dev/null without a copy.
+ */
+static long pipe_drain(struct zc_sm_rx *r, size_t n)
+{
+	int in = r->t->pipe[0];
+	size_t done = 0;
+	ssize_t m;
+
+	while (done < n) {
+		if (r->verify || r->call == ZC_SM_SPLICE_USER) {
+			m = read(in, r->pat->rxbuf, n - done);
+			if (m > 0 && r->verify && check_bytes(r, r->pat->rxbuf, m))
+				return -EBADMSG;
+		} else {
+			m = splice(in, NULL, r->pat->devnull, NULL, n - done,
+				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		}
+		/* The bytes were spliced in just now: no wait is needed. */
+		if (m <= 0)
+			return m < 0 ? -errno : -EIO;
+		done += m;
+		r->got += m;
+	}
+	return n;
+}
+
+/* The n bytes one receive call took, checked. */
+static long rx_take(struct zc_sm_rx *r, size_t n)
+{
+	if (r->call != ZC_SM_READ)
+		return pipe_drain(r, n);
+	if (r->verify && check_bytes(r, r->pat->rxbuf, n))
+		return -EBADMSG;
+	r->got += n;
+	return n;
+}
+
+/* The receive call: read(2) into rxbuf, or splice(2) into the pipe. */
+static ssize_t rx_call(struct zc_sm_rx *r)
+{
+	size_t len = r->pat->chunk;
+
+	if (r->call == ZC_SM_READ)
+		return read(r->t->rx, r->pat->rxbuf, len);
+	if (len > (size_t)r->t->pipe_bytes)
+		len = r->t->pipe_bytes;
+	/* splice(2), through the copy witness's count of the pages */
+	return zc_spl_splice(r->t->rx, r->t->pipe[1], len,
+			     SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+}
+
+/*
+ * One receive call's worth: bytes (> 0), 0 at end of file, -ETIMEDOUT
+ * after `wait` seconds without a byte, -EBADMSG on a wrong byte.
+ */
+static long rx_once(struct zc_sm_rx *r, double wait)
+{
+	double deadline = zc_now() + wait, paused;
+	bool ready = false;
+
+	zc_pause_watch();
+	paused = zc_paused_s();
+	for (;;) {
+		ssize_t n = rx_call(r);
+		long ret;
+
+		if (n >= 0) {
+			ret = n ? rx_take(r, n) : 0;
+			if (ret == -EBADMSG)
+				zc_sm_rx_follow(r, FOLLOW_S);
+			return ret;
+		}
+		if (errno != EAGAIN && errno != EINTR)
+			return -errno;
+		if (zc_now() >= deadline) {
+			/* Time this process was stopped is no stall of the path. */
+			double lost = zc_paused_s() - paused;
+
+			if (lost <= 0)
+				return -ETIMEDOUT;
+			deadline += lost;
+			paused += lost;
+		}
+		/* POLLIN with nothing to take (splice without splice_read): don't spin. */
+		if (ready)
+			usleep(1000);
+		ready = zc_poll_one(r->t->rx, POLLIN, 0.1) > 0;
+	}
+}
+
+/* zc_measure's step over rx_once; an end of file is -EPIPE. */
+static int rx_step(void *rx, uint64_t *bytes, uint64_t *pkts)
+{
+	long n = rx_once(rx, ZC_SM_STALL_S);
+
+	if (n <= 0)
+		return n ? (int)n : -EPIPE;
+	*bytes += n;
+	*pkts += 1;
+	return 0;
+}
+
+/* Nothing beyond what was sent: no POLLIN, FIONREAD 0, read says EAGAIN. */
+static int nothing_more(struct zc_sm_topo *t, struct zc_why *why)
+{
+	int revents = zc_poll_one(t->rx, POLLIN, ZC_SM_QUIET_S);
+	int inq = zc_sm_fionread(t->rx);
+	char c;
+
+	if (!zc_sm_polled(revents, POLLIN) && inq == 0 &&
+	    read(t->rx, &c, 1) < 0 && errno == EAGAIN)
+		return 0;
+	return zc_why_set(why, "bytes beyond the pattern: POLLIN=%d FIONREAD=%d",
+			  zc_sm_polled(revents, POLLIN), inq);
+}
+
+/*
+ * Send total pattern bytes from the producer thread and take every one
+ * of them at the consumer, verified, then check nothing more arrives.
+ * slip (may be NULL): on a wrong byte, the map of what came instead
+ * (nseg 0 otherwise).
+ */
+static int transfer(const struct zc_sm_pattern *pat, struct zc_sm_topo *t,
+		    enum zc_sm_call call, uint64_t total,
+		    struct zc_sm_slip *slip, struct zc_why *why)
+{
+	double deadline = zc_now() + TRANSFER_S;
+	struct zc_sm_producer p;
+	struct zc_sm_rx r;
+	long ret;
+
+	zc_sm_rx_init(&r, pat, t, call, true);
+	r.slip = slip;
+	if (slip)
+		slip->nseg = 0;
+	ret = zc_sm_producer_start(&p, pat, t->c1, total, TRANSFER_S);
+	if (ret)
+		return zc_why_set(why, "producer thread: %s", strerror(-ret));
+	ret = 1;
+	while (r.got < total && ret > 0 && zc_now() < deadline)
+		ret = rx_once(&r, ZC_SM_STALL_S);
+	zc_sm_producer_stop(&p);
+	if (ret <= 0) {
+		zc_sm_rx_error(&r, ret, total, why);
+		return -1;
+	}
+	if (r.got < total)
+		return zc_why_set(why, "only %llu of %llu bytes in %.0f s",
+				  (unsigned long long)r.got,
+				  (unsigned long long)total, TRANSFER_S);
+	if (p.err || zc_sm_producer_sent(&p) != total)
+		return zc_why_set(why, "producer sent %llu of %llu bytes: %s",
+				  (unsigned long long)zc_sm_producer_sent(&p),
+				  (unsigned long long)total, strerror(-p.err));
+	return nothing_more(t, why);
+}
+
+/* Take size more bytes at *off by read(2), verified. */
+static int read_exact(const struct zc_sm_pattern *pat, struct zc_sm_topo *t,
+		      uint64_t *off, int size, struct zc_why *why)
+{
+	struct zc_sm_rx r;
+	long n = 1;
+
+	zc_sm_rx_init(&r, pat, t, ZC_SM_READ, true);
+	r.got = *off;
+	while (r.got < *off + size && n > 0)
+		n = rx_once(&r, ZC_SM_DELIVER_S);
+	if (n <= 0) {
+		zc_sm_rx_error(&r, n, *off + size, why);
+		return -1;
+	}
+	*off = r.got;
+	return 0;
+}
+
+/*
+ * Wait until FIONREAD reaches want (bounded); returns the last value.
+ * Kernels without tcp_bpf_ioctl ("bpf, sockmap: Fix FIONREAD for
+ * sockmap") count only sk_receive_queue, never the psock queue: POLLIN
+ * with FIONREAD 0 gives that away (*blind); the bytes are then given
+ * time to queue and 0 is returned.
+ */
+static int wait_inq(int fd, int want, double secs, bool *blind)
+{
+	double deadline = zc_now() + secs;
+	int inq, revents;
+
+	*blind = false;
+	for (;;) {
+		revents = zc_poll_one(fd, POLLIN, 0.01);
+		inq = zc_sm_fionread(fd);
+		if (inq < 0 || inq >= want || zc_now() >= deadline)
+			return inq;
+		if (zc_sm_polled(revents, POLLIN) && !inq) {
+			*blind = true;
+			usleep(SETTLE_S * 1e6);
+			return 0;
+		}
+		if (zc_sm_polled(revents, POLLIN))
+			usleep(1000);	/* some bytes are there, more to come */
+	}
+}
+
+/* A measured stream: its own topology, producer thread and consumer. */
+struct stream {
+	struct zc_sm_topo t;
+	struct zc_sm_producer p;
+	struct zc_sm_rx r;
+};
+
+static int stream_open(struct ctx *cx, const struct row *s, struct stream *st,
+		       double secs, struct zc_why *why)
+{
+	int ret;
+
+	if (zc_sm_topo_setup(&st->t, s->mode,
+			     s->default_rcvbuf ? 0 : cx->rcvbuf, why))
+		return -1;
+	zc_sm_rx_init(&st->r, &cx->pat, &st->t, s->call, cx->o.verify);
+	ret = zc_sm_producer_start(&st->p, &cx->pat, st->t.c1, 1ULL << 40, secs);
+	if (ret) {
+		zc_why_set(why, "producer thread: %s", strerror(-ret));
+		zc_sm_topo_close(&st->t);
+		return -1;
+	}
+	return 0;
+}
+
+static void stream_close(struct stream *st)
+{
+	zc_sm_producer_stop(&st->p);
+	zc_sm_topo_close(&st->t);
+}
+
+/* ---- the splice probe: does splice(2) take bytes from the ingress queue? ---- */
+
+#define PROBE_BYTES	4096
+#define PROBE_S		0.5	/* splice attempts on queued bytes */
+
+struct probe {
+	enum probe_state state;
+	int err;		/* errno of the last splice */
+	int inq;		/* FIONREAD while splice refused */
+	size_t spliced;
+	bool blind;		/* FIONREAD ignores the psock queue */
+	struct zc_why why;	/* for PROBE_FAILED */
+};
+
+/* splice refused the bytes: read(2) must still get every one of them. */
+static void probe_readback(const struct zc_sm_pattern *pat,
+			   struct zc_sm_topo *t, struct probe *po)
+{
+	struct zc_sm_rx r;
+	long n = 1;
+
+	zc_sm_rx_init(&r, pat, t, ZC_SM_READ, true);
+	r.got = po->spliced;
+	while (r.got < PROBE_BYTES && n > 0)
+		n = rx_once(&r, ZC_SM_DELIVER_S);
+	if (r.got == PROBE_BYTES)
+		return;
+	po->state = PROBE_FAILED;
+	zc_sm_rx_error(&r, n, PROBE_BYTES, &po->why);
+}
+
+/* Splice attempts until the bytes are in, or the first hard answer, or PROBE_S. */
+static long probe_attempts(struct zc_sm_rx *r, struct probe *po)
+{
+	double deadline = zc_now() + PROBE_S;
+	long n;
+
+	for (;;) {
+		n = rx_call(r);
+		if (n > 0 && rx_take(r, n) < 0) {
+			zc_sm_rx_error(r, -EBADMSG, PROBE_BYTES, &po->why);
+			po->state = PROBE_FAILED;
+			return n;
+		}
+		po->spliced = r->got;
+		if (r->got == PROBE_BYTES) {
+			po->state = PROBE_SUPPORTED;
+			return n;
+		}
+		po->err = n < 0 ? errno : 0;
+		po->inq = zc_sm_fionread(r->t->rx);
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) ||
+		    zc_now() >= deadline)
+			return n;
+		usleep(5000);
+	}
+}
+
+/* Splice on queued bytes for PROBE_S: moved, EAGAIN throughout, or broken. */
+static void probe_splice(const struct zc_sm_pattern *pat, struct zc_sm_topo *t,
+			 struct probe *po)
+{
+	struct zc_sm_rx r;
+	long n;
+
+	zc_sm_rx_init(&r, pat, t, ZC_SM_SPLICE, true);
+	n = probe_attempts(&r, po);
+	if (po->state != PROBE_NOT_RUN)
+		return;
+	if (n == 0 && po->inq > 0) {
+		zc_why_set(&po->why, "splice returned 0 (false end of file) with FIONREAD=%d",
+			   po->inq);
+		po->state = PROBE_FAILED;
+	} else if (po->spliced) {
+		zc_why_set(&po->why, "splice moved %zu of %d bytes, then %s with FIONREAD=%d",
+			   po->spliced, PROBE_BYTES,
+			   zc_sm_errname(po->err), po->inq);
+		po->state = PROBE_FAILED;
+	} else {
+		po->state = PROBE_UNSUPPORTED;
+		probe_readback(pat, t, po);
+	}
+}
+
+/*
+ * Queue PROBE_BYTES on the topology's consumer and see whether splice
+ * takes them. Never blocks.
+ */
+static void probe_run(const struct zc_sm_pattern *pat, struct zc_sm_topo *t,
+		      struct probe *po)
+{
+	int revents, inq;
+
+	memset(po, 0, sizeof(*po));
+	if (zc_write_all(t->c1, pat->ring, PROBE_BYTES,
+			 ZC_SM_DELIVER_S) != PROBE_BYTES) {
+		zc_why_set(&po->why, "write of %d probe bytes failed",
+			   PROBE_BYTES);
+		po->state = PROBE_FAILED;
+		return;
+	}
+	revents = zc_poll_one(t->rx, POLLIN, ZC_SM_DELIVER_S);
+	inq = wait_inq(t->rx, PROBE_BYTES, ZC_SM_DELIVER_S, &po->blind);
+	if (!zc_sm_polled(revents, POLLIN) ||
+	    (!po->blind && inq != PROBE_BYTES)) {
+		zc_why_set(&po->why, "probe bytes not delivered in %.0f s: POLLIN=%d FIONREAD=%d verdicts=%llu",
+			   ZC_SM_DELIVER_S, zc_sm_polled(revents, POLLIN), inq,
+			   zc_sm_verdicts(t));
+		po->state = PROBE_FAILED;
+		return;
+	}
+	probe_splice(pat, t, po);
+}
+
+static enum probe_state splice_probe(struct ctx *cx);
 static void eof_splice_note(struct ctx *cx, const char *name);
 
 /* Preconditions */
@@ -202,7 +576,7 @@ static enum zc_pre pre_splice(const struct zc_case *c, const struct row *row,
 
 	if (pre_bpf(c, row, cx, why) == ZC_SKIP)
 		return ZC_SKIP;
-	if (splice_probe(cx) != ZC_SM_PROBE_UNSUPPORTED)
+	if (splice_probe(cx) != PROBE_UNSUPPORTED)
 		return ZC_RUN;
 	zc_why_skip(why, cx->probe_reason.cls, "%s", cx->probe_reason.msg);
 	return ZC_SKIP;
@@ -214,10 +588,10 @@ static enum zc_pre pre_splice_support(const struct zc_case *c, const struct row 
 {
 	enum zc_pre pre = pre_splice(c, row, cx, why);
 
-	if (pre == ZC_SKIP && cx->probe == ZC_SM_PROBE_UNSUPPORTED) {
+	if (pre == ZC_SKIP && cx->probe == PROBE_UNSUPPORTED) {
 		zc_sm_splice_hint();
 		ktap_print_msg("read(2) got the same %d bytes, verified",
-			       ZC_SM_PROBE_BYTES);
+			       PROBE_BYTES);
 	}
 	return pre;
 }
@@ -228,7 +602,7 @@ static enum zc_pre pre_eof_splice(const struct zc_case *c, const struct row *row
 {
 	enum zc_pre pre = pre_splice(c, row, cx, why);
 
-	if (pre == ZC_SKIP && cx->probe == ZC_SM_PROBE_UNSUPPORTED)
+	if (pre == ZC_SKIP && cx->probe == PROBE_UNSUPPORTED)
 		eof_splice_note(cx, c->name);
 	return pre;
 }
@@ -262,7 +636,7 @@ static bool splice_broken(const struct zc_case *c, struct ctx *cx)
 	const struct row *r = c->arg;
 
 	if (r->mode != ZC_SM_INGRESS || r->call == ZC_SM_READ ||
-	    splice_probe(cx) == ZC_SM_PROBE_SUPPORTED)
+	    splice_probe(cx) == PROBE_SUPPORTED)
 		return false;
 	ktap_fail_why(c->name, &cx->probe_reason);
 	return true;
@@ -345,7 +719,7 @@ static enum seen transfer_body(struct ctx *cx, struct zc_sm_topo *t,
 	/* No watch, no cause named: the transfer is judged all the same. */
 	if (t->mode == ZC_SM_PASS && zc_sm_overlap_attach(&ov, t))
 		ov.skel = NULL;
-	ret = zc_sm_transfer(&cx->pat, t, r->call, total, &slip, why);
+	ret = transfer(&cx->pat, t, r->call, total, &slip, why);
 	if (ov.skel) {
 		zc_sm_overlap_read(&ov, &n);
 		zc_sm_overlap_detach(&ov);
@@ -387,7 +761,7 @@ static void case_splice_support(const struct zc_case *c, const struct row *row,
 	if (splice_broken(c, cx))
 		return;
 	ktap_print_msg("splice took %d redirected bytes, verified",
-		       ZC_SM_PROBE_BYTES);
+		       PROBE_BYTES);
 	ktap_pass(c->name);
 }
 
@@ -398,7 +772,7 @@ static void case_splice_support(const struct zc_case *c, const struct row *row,
 static void case_verdict_pass(const struct zc_case *c, const struct row *row,
 			struct ctx *cx)
 {
-	struct zc_sm_probe po;
+	struct probe po;
 	struct zc_why why;
 	struct zc_sm_topo t;
 
@@ -406,11 +780,11 @@ static void case_verdict_pass(const struct zc_case *c, const struct row *row,
 	if (cx->o.quiet ||
 	    zc_sm_topo_setup(&t, ZC_SM_PASS, queue_rcvbuf(cx), &why))
 		return;
-	zc_sm_splice_probe(&cx->pat, &t, &po);
+	probe_run(&cx->pat, &t, &po);
 	zc_sm_topo_close(&t);
-	if (po.state == ZC_SM_PROBE_SUPPORTED)
+	if (po.state == PROBE_SUPPORTED)
 		ktap_print_msg("%s: splice works on the SK_PASS socket", c->name);
-	else if (po.state == ZC_SM_PROBE_UNSUPPORTED)
+	else if (po.state == PROBE_UNSUPPORTED)
 		ktap_print_msg("%s: splice on the SK_PASS socket: %s with FIONREAD=%d",
 			       c->name, zc_sm_errname(po.err), po.inq);
 	else
@@ -558,9 +932,9 @@ static int fionread_round(struct ctx *cx, struct zc_sm_topo *t, uint64_t *off,
 
 	if (zc_write_all(t->c1, want, size, ZC_SM_DELIVER_S) != size)
 		return zc_why_set(why, "write of %d bytes failed", size);
-	inq = zc_sm_wait_inq(t->rx, size, ZC_SM_DELIVER_S, &blind);
+	inq = wait_inq(t->rx, size, ZC_SM_DELIVER_S, &blind);
 	if (blind)
-		return zc_sm_read_exact(&cx->pat, t, off, size, why) ? -1 :
+		return read_exact(&cx->pat, t, off, size, why) ? -1 :
 			zc_why_set(why, "FIONREAD=0 while POLLIN, and read(2) got all %d bytes",
 				   size);
 	revents = zc_poll_one(t->rx, POLLIN, 0);
@@ -580,9 +954,9 @@ static int fionread_round(struct ctx *cx, struct zc_sm_topo *t, uint64_t *off,
 		      half, size, size - half, inq))
 		return -1;
 	*off += half;
-	if (zc_sm_read_exact(&cx->pat, t, off, size - half, why))
+	if (read_exact(&cx->pat, t, off, size - half, why))
 		return -1;
-	return zc_sm_nothing_more(t, why);
+	return nothing_more(t, why);
 }
 
 static enum seen fionread_body(struct ctx *cx, struct zc_sm_topo *t,
@@ -593,7 +967,7 @@ static enum seen fionread_body(struct ctx *cx, struct zc_sm_topo *t,
 	size_t i;
 	int ret;
 
-	ret = zc_sm_nothing_more(t, why);
+	ret = nothing_more(t, why);
 	for (i = 0; !ret && i < ZC_ARRAY_SIZE(sizes); i++)
 		ret = fionread_round(cx, t, &off, sizes[i], why);
 	return ret ? SEEN_BROKEN : SEEN_KEPT;
@@ -620,7 +994,7 @@ static int eof_setup(struct ctx *cx, struct zc_sm_topo *t, struct zc_why *why)
 		return zc_why_set(why, "write of %lu bytes failed", EOF_BYTES);
 	close(t->c1);
 	t->c1 = -1;
-	inq = zc_sm_wait_inq(t->rx, EOF_BYTES, ZC_SM_DELIVER_S, &blind);
+	inq = wait_inq(t->rx, EOF_BYTES, ZC_SM_DELIVER_S, &blind);
 	if (blind)
 		blind_note("eof");
 	else if (!ZC_CHECK_EQ(why, "FIONREAD after the write", inq, EOF_BYTES))
@@ -652,12 +1026,12 @@ static enum seen eof_body(struct ctx *cx, struct zc_sm_topo *t,
 		return SEEN_BROKEN;
 	zc_sm_rx_init(&rx, &cx->pat, t, r->call, true);
 	while (n > 0)
-		n = zc_sm_rx_once(&rx, ZC_SM_DELIVER_S);
+		n = rx_once(&rx, ZC_SM_DELIVER_S);
 	if (n < 0 || rx.got != EOF_BYTES) {
 		zc_sm_rx_error(&rx, n, EOF_BYTES, why);
 		return SEEN_BROKEN;
 	}
-	n = zc_sm_rx_once(&rx, ZC_SM_DELIVER_S);
+	n = rx_once(&rx, ZC_SM_DELIVER_S);
 	if (!ZC_CHECK_EQ(why, "second receive at end of file", n, 0))
 		return SEEN_BROKEN;
 	return SEEN_KEPT;
@@ -680,7 +1054,7 @@ static void eof_splice_note(struct ctx *cx, const char *name)
 	    zc_sm_topo_setup(&t, ZC_SM_INGRESS, queue_rcvbuf(cx), &why))
 		return;
 	if (!eof_setup(cx, &t, &why)) {
-		n = splice(t.rx, NULL, t.pipe[1], NULL, ZC_SM_PROBE_BYTES,
+		n = splice(t.rx, NULL, t.pipe[1], NULL, PROBE_BYTES,
 			   SPLICE_F_NONBLOCK);
 		ktap_print_msg("%s: after the peer's FIN splice returns %zd%s%s with FIONREAD=%d%s",
 			       name, n, n < 0 ? " " : "",
@@ -812,6 +1186,9 @@ static enum seen teardown_rounds(struct zc_psock_race *r, struct zc_why *why,
 		if (zc_psock_race_round(r, why))
 			return SEEN_BROKEN;
 		++*rounds;
+		for (i = 0; i < ZC_PR_PAIRS; i++)
+			if (nothing_more(&r->pair[i].t, why))
+				return SEEN_BROKEN;
 		for (i = 0; i < ZC_PR_PAIRS; i++) {
 			seen = teardown_check(&r->pair[i].t, *rounds, why);
 			if (seen != SEEN_KEPT)
@@ -891,14 +1268,6 @@ static void rate_config(struct ctx *cx, const struct row *s,
 		  cx->o.verify ? "yes" : "no");
 }
 
-static int stream_open(struct ctx *cx, const struct row *s,
-		       struct zc_sm_stream *st, double secs, struct zc_why *why)
-{
-	return zc_sm_stream_open(st, &cx->pat, s->mode, s->call,
-				 s->default_rcvbuf ? 0 : cx->rcvbuf,
-				 cx->o.verify, secs, why);
-}
-
 /*
  * The rate of s; with a read_ref, ref's stream runs in alternation with it,
  * repeat by repeat, and ratio gets one s/ref sample per repeat.
@@ -911,7 +1280,7 @@ static int measure(struct ctx *cx, const struct row *s, struct zc_rate *out,
 	const struct row *ref = read_ref(s);
 	double secs = (cx->o.warmup + cx->o.duration * cx->o.repeat) * (ref ? 2 : 1) +
 		      2 * ZC_SM_STALL_S;
-	struct zc_sm_stream st[2];	/* [0] ref when paired, [1] s */
+	struct stream st[2];	/* [0] ref when paired, [1] s */
 	struct zc_rate both[2];
 	int ret;
 
@@ -919,29 +1288,29 @@ static int measure(struct ctx *cx, const struct row *s, struct zc_rate *out,
 		return -1;
 	if (stream_open(cx, s, &st[1], secs, why)) {
 		if (ref)
-			zc_sm_stream_close(&st[0]);
+			stream_close(&st[0]);
 		return -1;
 	}
 	if (ref) {
-		const struct zc_arm arm[2] = { { zc_sm_rx_step, &st[0].r },
-					       { zc_sm_rx_step, &st[1].r } };
+		const struct zc_arm arm[2] = { { rx_step, &st[0].r },
+					       { rx_step, &st[1].r } };
 
 		ret = zc_measure_pair(&mc, arm, both, ratio, false);
 		*out = both[1];
 	} else {
-		ret = zc_measure(&mc, zc_sm_rx_step, &st[1].r, out);
+		ret = zc_measure(&mc, rx_step, &st[1].r, out);
 	}
 	if (ref)
 		zc_sm_producer_stop(&st[0].p);
 	zc_sm_producer_stop(&st[1].p);
-	/* zc_sm_rx_step's -EPIPE is an end of file. */
+	/* rx_step's -EPIPE is an end of file. */
 	if (ret)
 		zc_sm_rx_error(&st[1].r, ret == -EPIPE ? 0 : ret, 0, why);
 	else
 		rate_config(cx, s, &st[1].t);
 	if (ref)
-		zc_sm_stream_close(&st[0]);
-	zc_sm_stream_close(&st[1]);
+		stream_close(&st[0]);
+	stream_close(&st[1]);
 	return ret ? -1 : 0;
 }
 
@@ -974,27 +1343,27 @@ static void case_rate(const struct zc_case *c, const struct row *row,
 /* Setup */
 
 /* Run the ingress probe once; dependent cases read the cached outcome. */
-static enum zc_sm_probe_state splice_probe(struct ctx *cx)
+static enum probe_state splice_probe(struct ctx *cx)
 {
-	struct zc_sm_probe po;
+	struct probe po;
 	struct zc_sm_topo t;
 
-	if (cx->probe != ZC_SM_PROBE_NOT_RUN)
+	if (cx->probe != PROBE_NOT_RUN)
 		return cx->probe;
 	if (zc_sm_topo_setup(&t, ZC_SM_INGRESS, queue_rcvbuf(cx),
 			     &cx->probe_reason)) {
-		cx->probe = ZC_SM_PROBE_FAILED;
+		cx->probe = PROBE_FAILED;
 		return cx->probe;
 	}
-	zc_sm_splice_probe(&cx->pat, &t, &po);
+	probe_run(&cx->pat, &t, &po);
 	zc_sm_topo_close(&t);
 	if (po.blind)
 		blind_note("splice probe");
 	cx->probe = po.state;
-	if (po.state == ZC_SM_PROBE_UNSUPPORTED)
+	if (po.state == PROBE_UNSUPPORTED)
 		zc_why_skip(&cx->probe_reason, ZC_CLASS_KERNEL, "kernel lacks splice_read for sockmap ingress: %s with FIONREAD=%d (in no release yet: kpatch/0001)",
 			    zc_sm_errname(po.err), po.inq);
-	else if (po.state == ZC_SM_PROBE_FAILED)
+	else if (po.state == PROBE_FAILED)
 		zc_why_set(&cx->probe_reason, "splice probe: %s", po.why.msg);
 	return cx->probe;
 }
