@@ -300,13 +300,20 @@ static int nothing_more(struct zc_sm_topo *t, struct zc_why *why)
 {
 	int revents = zc_poll_one(t->rx, POLLIN, ZC_SM_QUIET_S);
 	int inq = zc_sm_fionread(t->rx);
+	bool polled = zc_sm_polled(revents, POLLIN);
+	ssize_t n;
 	char c;
 
-	if (!zc_sm_polled(revents, POLLIN) && inq == 0 &&
-	    read(t->rx, &c, 1) < 0 && errno == EAGAIN)
-		return 0;
-	return zc_why_set(why, "bytes beyond the pattern: POLLIN=%d FIONREAD=%d",
-			  zc_sm_polled(revents, POLLIN), inq);
+	if (!ZC_CHECK(why, !polled && inq == 0,
+		      "bytes beyond the pattern: expected POLLIN=0 FIONREAD=0, seen POLLIN=%d FIONREAD=%d",
+		      polled, inq))
+		return -1;
+	n = read(t->rx, &c, 1);
+	if (!ZC_CHECK(why, n < 0 && errno == EAGAIN,
+		      "bytes beyond the pattern: expected read(2) EAGAIN, seen %zd%s%s",
+		      n, n < 0 ? " " : "", n < 0 ? zc_sm_errname(errno) : ""))
+		return -1;
+	return 0;
 }
 
 /*
@@ -928,6 +935,7 @@ static int fionread_round(struct ctx *cx, struct zc_sm_topo *t, uint64_t *off,
 {
 	const unsigned char *want = cx->pat.ring + *off % ZC_SM_PERIOD;
 	int inq, half, revents;
+	ssize_t m;
 	bool blind;
 
 	if (zc_write_all(t->c1, want, size, ZC_SM_DELIVER_S) != size)
@@ -944,9 +952,11 @@ static int fionread_round(struct ctx *cx, struct zc_sm_topo *t, uint64_t *off,
 		return -1;
 	/* A partial read leaves exactly the rest counted. */
 	half = size / 2 < (int)cx->pat.chunk ? size / 2 : (int)cx->pat.chunk;
-	if (half && (read(t->rx, cx->pat.rxbuf, half) != half ||
-		     memcmp(cx->pat.rxbuf, want, half)))
-		return zc_why_set(why, "read of %d of %d bytes failed or differs",
+	m = half ? read(t->rx, cx->pat.rxbuf, half) : 0;
+	if (!ZC_CHECK_EQ(why, "read(2) of half the queued bytes", m, half))
+		return -1;
+	if (memcmp(cx->pat.rxbuf, want, half))
+		return zc_why_set(why, "read(2) of %d of %d bytes: not the pattern's bytes",
 				  half, size);
 	inq = zc_sm_fionread(t->rx);
 	if (!ZC_CHECK(why, inq == size - half,
