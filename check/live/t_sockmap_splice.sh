@@ -19,7 +19,7 @@ SPLICE_CASES="splice_ingress eof_splice rate_ingress_splice"
 
 out=$("$BIN" --list)
 expect "sockmap_splice.list" \
-	test "$?" = 0 -a "$(wc -l <<<"$out")" = 19 -a "$(head -n1 <<<"$out")" = read_ingress
+	test "$?" = 0 -a "$(wc -l <<<"$out")" = 21 -a "$(head -n1 <<<"$out")" = read_ingress
 
 [ "$(id -u)" = 0 ] || { skip "sockmap_splice.run" "needs root"; t_done; }
 
@@ -78,6 +78,26 @@ done
 # counts its data segments, a sighting names what lo saw.
 w=$(grep -E "verdict_pass_soak: [0-9]+ transfers .* at lo [1-9][0-9]* data segments|verdict_pass_soak # XFAIL .* of [1-9][0-9]* data segments at lo" <<<"$run")
 expect "sockmap_splice.pass_watch_saw_traffic # ${w:0:160}" test -n "$w"
+
+# A rate that ran reports its metric, named from its table entry
+# (rate_MODE_ARM -> sockmap_splice.MODE.METRIC.throughput), and a splice
+# arm its ratio over the read arm it was measured with.
+bad="" n=0
+for c in $(sed -n 's/^ok [0-9]\+ \(rate_[a-z_]*\)$/\1/p' <<<"$run"); do
+	n=$((n + 1))
+	mode=${c#rate_}
+	mode=${mode%%_*}
+	arm=${c#rate_"$mode"_}
+	[ "$arm" = default_rcvbuf ] && arm=read_default_rcvbuf
+	grep -q "^# metric sockmap_splice\.$mode\.$arm\.throughput " <<<"$run" ||
+		bad="$bad $c"
+	case $arm in
+	splice*) grep -q "^# metric sockmap_splice\.$mode\.${arm}_read_ratio " <<<"$run" ||
+		bad="$bad $c:ratio" ;;
+	esac
+done
+expect "sockmap_splice.rates_report_their_metrics # $n ran${bad:+, missing:$bad}" \
+	test "$n" -gt 0 -a -z "$bad"
 
 command -v bpftool >/dev/null || PATH=$PATH:/usr/sbin
 # Early (transfers, probe) and late (rates) in a default run.

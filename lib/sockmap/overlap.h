@@ -51,8 +51,8 @@ struct zc_sm_overlap_run {
  * Make one: c1 writes HEAD bytes (p1 gets them, its ACK is dropped) and
  * TAIL bytes (dropped), so c1's retransmission timer sends both as one
  * segment that overlaps p1's rcv_nxt by HEAD. Everything the topology's
- * consumer (t->rx) gives read(2) is kept in r->rx. Returns 0 when the overlapping segment was
- * seen, 1 when the sender never made one (no verdict), -1 with why.
+ * consumer (t->rx) gives read(2) is kept in r->rx. 0, or -1 with why;
+ * r->n.overlaps 0: the sender never made the overlapping segment.
  */
 int zc_sm_overlap_force(const unsigned char *pattern, struct zc_sm_topo *t,
 			struct zc_sm_overlap_run *r, struct zc_why *why);

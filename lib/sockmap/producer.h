@@ -2,7 +2,7 @@
 /*
  * The pattern a sockmap stream carries (both ends agree on it) and the
  * producer thread that writes it into a socket, bounded in time and
- * bytes; the consumer is sockmap_stream.h's.
+ * bytes; the consumer is tests/sockmap_splice.c's.
  */
 #ifndef ZC_SM_PRODUCER_H
 #define ZC_SM_PRODUCER_H

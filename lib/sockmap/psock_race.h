@@ -48,7 +48,7 @@ struct zc_psock_race {
 int zc_psock_race_open(struct zc_psock_race *r, const struct zc_sm_pattern *pat,
 		       int cpu_a, int cpu_b, long rcvbuf, uint64_t bytes,
 		       struct zc_why *why);
-/* One round: bytes through every pair at once, all read, nothing more. */
+/* One round: bytes through every pair at once, all read. */
 int zc_psock_race_round(struct zc_psock_race *r, struct zc_why *why);
 /* Closes c2 of each pair first: its psock work frees it. */
 void zc_psock_race_close(struct zc_psock_race *r);

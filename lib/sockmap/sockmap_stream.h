@@ -1,14 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A pattern stream over the sockmap topology: a producer thread writes a
- * repeating pattern into c1, the consumer takes it from the topology's rx
- * socket by read(2) or by splice(2) through a pipe, and checks every byte
- * against its stream offset. Every wait is bounded.
+ * The consumer's side of a pattern stream over the sockmap topology, as
+ * far as the reader of tests/sockmap_splice.c need not see it: its state,
+ * what it keeps of a wrong byte and how a failure is described. The
+ * receive calls and the checks of the contract are in the test.
  */
 #ifndef ZC_SOCKMAP_STREAM_H
 #define ZC_SOCKMAP_STREAM_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -21,7 +20,6 @@
 
 #define ZC_SM_STALL_S		3.0	/* no progress this long is a failure */
 #define ZC_SM_QUIET_S		0.05	/* "nothing more arrives" window */
-#define ZC_SM_PROBE_BYTES	4096
 
 /*
  * ZC_SM_SPLICE_USER splices into the pipe and reads the pipe into the
@@ -57,73 +55,24 @@ struct zc_sm_rx {
 void zc_sm_rx_init(struct zc_sm_rx *r, const struct zc_sm_pattern *pat,
 		   struct zc_sm_topo *t, enum zc_sm_call call, bool verify);
 /*
- * One receive call's worth: bytes (> 0), 0 at end of file, -ETIMEDOUT
- * after `wait` seconds without a byte, -EBADMSG on a wrong byte.
+ * buf (n bytes at stream offset r->got) differs from the pattern: keep
+ * where and what came instead. Returns -EBADMSG.
  */
-long zc_sm_rx_once(struct zc_sm_rx *r, double wait);
-/* zc_measure's step over zc_sm_rx_once; an end of file is -EPIPE. */
-int zc_sm_rx_step(void *rx, uint64_t *bytes, uint64_t *pkts);
+int zc_sm_rx_wrong(struct zc_sm_rx *r, const unsigned char *buf, size_t n);
 /*
- * What went wrong at ret; total 0: an open-ended stream (rates). A wrong
+ * After a wrong byte, read on (bounded by secs and ZC_SM_SEEN_MAX) so
+ * the map of what came instead shows whether the missing bytes arrive
+ * later.
+ */
+void zc_sm_rx_follow(struct zc_sm_rx *r, double secs);
+/*
+ * What went wrong at ret (a receive's: 0 end of file, -ETIMEDOUT,
+ * -EBADMSG, -errno); total 0: an open-ended stream (rates). A wrong
  * byte is described from r->seen (zc_sm_describe_slip) and r->seen freed.
  */
 void zc_sm_rx_error(struct zc_sm_rx *r, long ret, uint64_t total,
 		    struct zc_why *why);
-/* Nothing beyond what was sent: no POLLIN, FIONREAD 0, read says EAGAIN. */
-int zc_sm_nothing_more(struct zc_sm_topo *t, struct zc_why *why);
-/*
- * Send `total` pattern bytes from the producer thread and take every one
- * of them at the consumer, verified, then check nothing more arrives.
- * slip (may be NULL): on a wrong byte, the map of what came instead
- * (nseg 0 otherwise).
- */
-int zc_sm_transfer(const struct zc_sm_pattern *pat, struct zc_sm_topo *t,
-		   enum zc_sm_call call, uint64_t total,
-		   struct zc_sm_slip *slip, struct zc_why *why);
-/* Take size more bytes at *off by read(2), verified. */
-int zc_sm_read_exact(const struct zc_sm_pattern *pat, struct zc_sm_topo *t,
-		     uint64_t *off, int size, struct zc_why *why);
-/*
- * Wait until FIONREAD reaches want (bounded); returns the last value.
- * *blind: POLLIN with FIONREAD 0, a kernel whose FIONREAD does not count
- * the psock queue; the bytes were given time to queue and 0 is returned.
- */
-int zc_sm_wait_inq(int fd, int want, double secs, bool *blind);
 
-/* A measured stream: its own topology, producer thread and consumer. */
-struct zc_sm_stream {
-	struct zc_sm_topo t;
-	struct zc_sm_producer p;
-	struct zc_sm_rx r;
-};
-
-int zc_sm_stream_open(struct zc_sm_stream *st, const struct zc_sm_pattern *pat,
-		      enum zc_sm_mode mode, enum zc_sm_call call, long rcvbuf,
-		      bool verify, double secs, struct zc_why *why);
-void zc_sm_stream_close(struct zc_sm_stream *st);
-
-enum zc_sm_probe_state {
-	ZC_SM_PROBE_NOT_RUN,
-	ZC_SM_PROBE_SUPPORTED,	/* splice took the queued bytes, verified */
-	ZC_SM_PROBE_UNSUPPORTED,	/* EAGAIN throughout; read(2) got them */
-	ZC_SM_PROBE_FAILED,	/* neither: why says what happened */
-};
-
-struct zc_sm_probe {
-	enum zc_sm_probe_state state;
-	int err;		/* errno of the last splice */
-	int inq;		/* FIONREAD while splice refused */
-	size_t spliced;
-	bool blind;		/* FIONREAD ignores the psock queue */
-	struct zc_why why;	/* for ZC_SM_PROBE_FAILED */
-};
-
-/*
- * Queue ZC_SM_PROBE_BYTES on the topology's consumer and see whether
- * splice takes them. Never blocks.
- */
-void zc_sm_splice_probe(const struct zc_sm_pattern *pat, struct zc_sm_topo *t,
-			struct zc_sm_probe *po);
 /* A "# hint:" line: does the kernel's struct proto have splice_read (BTF)? */
 void zc_sm_splice_hint(void);
 
