@@ -21,12 +21,9 @@ struct zc_sink;
 
 struct zc_session_cfg {
 	int family, type;	/* of the sender's socket */
-	enum zc_send_mode mode;
-	unsigned int depth;	/* 0: 8 */
+	enum zc_send_mode mode;	/* for the sender */
 	size_t size;
 	uint64_t n;		/* requests */
-	bool usage;		/* IORING_SEND_ZC_REPORT_USAGE */
-	bool unlinked;		/* stream requests may run concurrently */
 	bool verify;		/* the receiver checks the pattern too */
 	bool sink;		/* to the tc sink, else to a receiver */
 	bool lo;		/* receiver on a's loopback instead of b */
@@ -34,7 +31,7 @@ struct zc_session_cfg {
 	int cpu_rx;
 	uint64_t seed;
 	double timeout;		/* bound on every send/receive phase */
-	double flush_timeout, grace;	/* zc_sender_flush() */
+	double flush_timeout, grace;	/* for the sender */
 };
 
 struct zc_session {
