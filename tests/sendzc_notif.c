@@ -11,6 +11,10 @@
  * as soon as its notification arrives must still reach the receiver intact.
  * Then the rates zero-copy buys over send(2) on the tc-drop topology.
  *
+ * The contract cases drive io_uring themselves (struct tx below: the
+ * requests, the CQE loop, the checks), not through lib/send's sender, so
+ * the test does not trust the code the rates measure with.
+ *
  * Topology (lib/send/sink.h): namespaces a (sender) and b (receiver) joined by
  * veth at MTU 65535 (or the ZC_PAIR devices at the MTU they take). In b,
  * bpf/tc_drop.bpf.c drops UDP to the sink port at clsact ingress (the
@@ -304,9 +308,11 @@ static void *tx_buf(const struct tx *t, unsigned int slot)
 static int tx_open(struct tx *t, struct zc_session *ss, unsigned int depth,
 		   bool usage, bool linked)
 {
-	struct io_uring_params p = { .flags = IORING_SETUP_CQSIZE };
-	unsigned int i, n = depth < 2 ? 2 : depth;
+	/* a request CQE and a notification per slot, twice over */
+	struct io_uring_params p = { .flags = IORING_SETUP_CQSIZE,
+				     .cq_entries = depth * 4 };
 	size_t size = ss->l.size;
+	unsigned int i;
 	int ret;
 
 	memset(t, 0, sizeof(*t));
@@ -318,9 +324,7 @@ static int tx_open(struct tx *t, struct zc_session *ss, unsigned int depth,
 	t->msg_flags = MSG_NOSIGNAL |
 		       (ss->cfg.type == SOCK_STREAM ? MSG_WAITALL : 0);
 	t->linked = linked && ss->cfg.type == SOCK_STREAM;
-	/* a request CQE and a notification per slot, twice over */
-	p.cq_entries = n * 4;
-	ret = io_uring_queue_init_params(n, &t->ring, &p);
+	ret = io_uring_queue_init_params(depth, &t->ring, &p);
 	if (ret)
 		return ret;
 	t->have_ring = true;
@@ -362,8 +366,8 @@ static void tx_close(struct tx *t)
 	free(t->back);
 }
 
-/* Request t->next from a free slot: written, then queued. */
-static bool tx_prep(struct tx *t)
+/* Request t->next from a free slot: written, then queued. NULL: not now. */
+static struct io_uring_sqe *tx_prep(struct tx *t)
 {
 	struct zc_session *ss = t->ss;
 	unsigned int slot = t->free[t->nfree - 1];
@@ -373,11 +377,11 @@ static bool tx_prep(struct tx *t)
 
 	if (zc_session_room(ss, t->next)) {
 		t->stopped = true;
-		return false;
+		return NULL;
 	}
 	sqe = io_uring_get_sqe(&t->ring);
 	if (!sqe)
-		return false;
+		return NULL;
 	zc_payload_fill(buf, ss->l.size, t->next, ss->cfg.seed,
 			ss->cfg.type == SOCK_STREAM);
 	switch (t->mode) {
@@ -400,7 +404,7 @@ static bool tx_prep(struct tx *t)
 	t->slot_of[t->next++] = slot;
 	t->nfree--;
 	t->pending++;
-	return true;
+	return sqe;
 }
 
 /*
@@ -410,15 +414,17 @@ static bool tx_prep(struct tx *t)
  */
 static void tx_queue(struct tx *t, uint64_t upto)
 {
-	struct io_uring_sqe *last = NULL;
+	struct io_uring_sqe *last = NULL, *sqe;
 
 	if (t->linked && t->pending)
 		return;
-	while (t->nfree && t->next < upto && !t->stopped && tx_prep(t)) {
+	while (t->nfree && t->next < upto && !t->stopped) {
+		sqe = tx_prep(t);
+		if (!sqe)
+			break;
 		if (last && t->linked)
 			last->flags |= IOSQE_IO_LINK;
-		last = t->ring.sq.sqes + ((t->ring.sq.sqe_tail - 1) &
-					  t->ring.sq.ring_mask);
+		last = sqe;
 	}
 }
 
@@ -969,7 +975,7 @@ out:
 	zc_sink_tx_close(&arm[1].tx);
 }
 
-/* ---- a session: the case's request stream over lib/sendzc_notif/zcsession ---- */
+/* ---- a session: where the requests go (lib/sendzc_notif/zcsession) ---- */
 
 /* --size, capped so a datagram fits the MTU: fragments would be copied. */
 static size_t case_size(const struct ctx *ctx, const struct proto *p)
