@@ -295,7 +295,7 @@ struct tx {
 	unsigned int *free, nfree;
 	unsigned int *slot_of;	/* by request number */
 	unsigned char *back;	/* by request number: slot freed */
-	uint64_t next, pending, cqes;
+	uint64_t next, pending, cqes, notifs;
 	uint64_t notif_more;	/* notifications that carried F_MORE */
 	bool stopped;		/* the receiver had no room in time */
 };
@@ -435,6 +435,7 @@ static void tx_cqe(struct tx *t, const struct io_uring_cqe *cqe)
 	uint64_t seq = cqe->user_data;
 
 	if (cqe->flags & IORING_CQE_F_NOTIF) {
+		t->notifs++;
 		t->notif_more += !!(cqe->flags & IORING_CQE_F_MORE);
 		zc_ledger_notif(l, seq, cqe->res);
 	} else {
@@ -478,14 +479,19 @@ static int tx_reap(struct tx *t, double wait)
 	return 0;
 }
 
-/* Until upto requests have their CQE (timeout s). CQEs seen, or -errno. */
+/*
+ * Until upto requests have their CQE: the wait ends timeout s after the
+ * last progress (lib/core/clock.h: a slow machine is told from a stall).
+ * CQEs seen, or -errno.
+ */
 static long tx_send(struct tx *t, uint64_t upto, double timeout)
 {
-	double end = zc_now() + timeout;
+	struct zc_bound b;
 	int ret;
 
+	zc_bound_start(&b, timeout, t->cqes);
 	while (t->cqes < upto) {
-		if (zc_now() >= end)
+		if (zc_bound_over(&b, t->cqes))
 			return -ETIMEDOUT;
 		tx_queue(t, upto);
 		if (t->stopped && !t->pending)
@@ -498,18 +504,21 @@ static long tx_send(struct tx *t, uint64_t upto, double timeout)
 }
 
 /*
- * Until every buffer is back (timeout s), then reap grace s longer so
- * completions nobody expects are booked. 0 or -ETIMEDOUT.
+ * Until every buffer is back, then reap grace s longer so completions
+ * nobody expects are booked. 0 or -ETIMEDOUT.
  */
 static int tx_flush(struct tx *t, double timeout, double grace)
 {
-	double end = zc_now() + timeout;
+	struct zc_bound b;
+	double end, left;
 	int ret;
 
+	zc_bound_start(&b, timeout, t->cqes + t->notifs);
 	while (t->nfree < t->depth) {
-		if (zc_now() >= end)
+		if (zc_bound_over(&b, t->cqes + t->notifs))
 			return -ETIMEDOUT;
-		ret = tx_reap(t, STEP_WAIT);
+		left = zc_bound_left(&b);
+		ret = tx_reap(t, left < STEP_WAIT ? left : STEP_WAIT);
 		if (ret)
 			return ret;
 	}
