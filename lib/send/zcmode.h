@@ -52,15 +52,6 @@ struct zc_sender_cfg {
 	/* Extra msg_flags; MSG_WAITALL is added for stream sockets. */
 	int msg_flags;
 	/*
-	 * io_uring on a stream socket: requests go as linked chains, so the
-	 * bytes keep submission order. unlinked lets them run concurrently
-	 * (their bytes may interleave; contract tests only).
-	 */
-	bool unlinked;
-	/* SEND_ZC_FIXED: send with buf_index instead of the slot's (error tests). */
-	bool force_index;
-	unsigned int buf_index;
-	/*
 	 * Every slot sends the same buffer (one registered buffer for
 	 * SEND_ZC_FIXED), as liburing's send-zerocopy example does: for rates,
 	 * where nothing rewrites the data (fill NULL) and one 64 KiB source

@@ -104,7 +104,7 @@ static int sock_setup(struct zc_sender *s)
 	/* Stream sends complete whole, as send(2) on a blocking socket does. */
 	if (type == SOCK_STREAM)
 		s->msg_flags |= MSG_WAITALL;
-	s->stream = type == SOCK_STREAM && !s->cfg.unlinked;
+	s->stream = type == SOCK_STREAM;
 	return 0;
 }
 

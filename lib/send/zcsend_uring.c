@@ -236,7 +236,6 @@ static void prep_one(struct zc_sender *s, struct io_uring_sqe *sqe,
 	case ZC_MODE_SEND_ZC_FIXED:
 		io_uring_prep_send_zc_fixed(sqe, fd, buf, s->cfg.size,
 					    s->msg_flags, zc_flags,
-					    s->cfg.force_index ? s->cfg.buf_index :
 					    s->stride ? i : 0);
 		break;
 	case ZC_MODE_SENDMSG_ZC:

@@ -6,7 +6,10 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include "core/clock.h"
+#include "core/compat.h"
 #include "send/sink.h"
+#include "send/zcsend.h"
 #include "sendzc_notif/zcsession.h"
 
 /*
@@ -54,12 +57,6 @@ static int rx_start(struct zc_session *ss)
 int zc_session_open(struct zc_session *ss, const struct zc_sink *sink,
 		    const struct zc_session_cfg *cfg)
 {
-	struct zc_sender_cfg sc = {
-		.mode = cfg->mode, .size = cfg->size, .depth = cfg->depth ?: 8,
-		.report_usage = cfg->usage, .unlinked = cfg->unlinked,
-		.fill = zc_ledger_fill, .on_event = zc_ledger_event,
-		.ctx = &ss->l,
-	};
 	int ret;
 
 	memset(ss, 0, sizeof(*ss));
@@ -68,40 +65,43 @@ int zc_session_open(struct zc_session *ss, const struct zc_sink *sink,
 	ss->fd = -1;
 	ss->rx.fd = -1;
 	ret = zc_ledger_init(&ss->l, cfg->size, cfg->n);
-	ss->l.stream = cfg->type == SOCK_STREAM;
-	ss->l.seed = cfg->seed;
-	ss->l.timeout = cfg->timeout;
-	if (!ret && !cfg->sink) {
+	if (!ret && !cfg->sink)
 		ret = rx_start(ss);
-		ss->l.rx = &ss->rx;
-	}
 	if (!ret) {
 		ss->fd = zc_session_socket(sink, cfg->family, cfg->type,
 					   cfg->sink ? sink->port : cfg->rx_port,
 					   cfg->lo);
 		ret = ss->fd < 0 ? ss->fd : 0;
 	}
-	if (ret)
-		return ret;
-	sc.fd = ss->fd;
-	ss->l.s = zc_sender_open(&sc, &ret);
-	return ss->l.s ? 0 : ret;
+	return ret;
 }
 
-void zc_session_run(struct zc_session *ss)
+int zc_session_room(struct zc_session *ss, uint64_t seq)
+{
+	const struct zc_rx *rx = &ss->rx;
+	double end = zc_now() + ss->cfg.timeout;
+
+	if (ss->cfg.sink || ss->cfg.type == SOCK_STREAM)
+		return 0;
+	while (seq >= atomic_load(&rx->dgrams) + rx->window) {
+		if (zc_now() >= end || rx->err)
+			return -1;
+		usleep(50);
+	}
+	return 0;
+}
+
+void zc_session_settle(struct zc_session *ss, uint64_t pk0)
 {
 	const struct zc_session_cfg *c = &ss->cfg;
-	uint64_t pk0 = zc_sink_pkts(ss->sink);
 
-	ss->done = zc_sender_send(ss->l.s, ss->l.n, c->timeout);
-	ss->flush = zc_sender_flush(ss->l.s, c->flush_timeout, c->grace);
-	ss->sunk = c->sink ? zc_sink_settle(ss->sink, pk0, ss->l.n) : 0;
-	if (!c->sink) {
-		if (c->type == SOCK_STREAM)
-			shutdown(ss->fd, SHUT_WR);
-		zc_rx_join(&ss->rx, c->timeout);
+	if (c->sink) {
+		ss->sunk = zc_sink_settle(ss->sink, pk0, ss->l.n);
+		return;
 	}
-	ss->ok = zc_ledger_ok(&ss->l, ss->l.n, (int)ss->l.size, &ss->contract);
+	if (c->type == SOCK_STREAM)
+		shutdown(ss->fd, SHUT_WR);
+	zc_rx_join(&ss->rx, c->timeout);
 }
 
 bool zc_session_traffic(const struct zc_session *ss, struct zc_why *why)
