@@ -251,19 +251,39 @@ def userland(c, ns):
 	return vm.find_busybox()
 
 
-def tree_needs(c, tree):
-	"""The libraries the tree's binaries need that the ramdisk lacks:
-	none when make install linked them statically, as a lab's ramdisk
-	(or LKFT's rootfs) will not hold libbpf and liburing."""
+# glibc's libraries: the tree links them dynamically (glibc's own
+# static linking is no choice), so the ramdisk has them.
+GLIBC = re.compile(r"^(libc|libm|libpthread|libdl|librt|libresolv|"
+		   r"ld-linux[-\w.]*)\.so")
+
+
+def tree_libs(c, ns, tree):
+	"""Put the glibc libraries the tree's binaries need into c (from
+	the userland c holds); returns the other libraries they need, none
+	when make install linked them statically as a lab's ramdisk (or
+	LKFT's rootfs) will not hold libbpf and liburing."""
 	missing = set()
-	for root, _, files in os.walk(tree):
+	root = None if ns.arch == vm.HOST_ARCH else vm.guest_root(ns)
+	for top, _, files in os.walk(tree):
 		for f in files:
-			p = os.path.join(root, f)
+			p = os.path.join(top, f)
 			with open(p, "rb") as fh:
 				if fh.read(4) != b"\x7fELF":
 					continue
-			for so in vm.elf_needs(p)[1]:
-				if not any(n.endswith("/" + so) for n in c.names):
+			if root:
+				try:
+					libs = vm.root_libs(root, vm.arch_of(ns)["gnu"],
+							    [p])
+				except vm.EnvSkip as e:
+					raise Skip(str(e))
+			else:
+				libs = {x: x for x in vm.shared_libs([p])}
+			for g, h in sorted(libs.items()):
+				so = os.path.basename(g)
+				if GLIBC.match(so):
+					c.host_file(vm.guest_path(g),
+						    os.path.realpath(h))
+				elif not any(n.endswith("/" + so) for n in c.names):
 					missing.add("%s (%s)" % (so, os.path.relpath(
 						p, tree)))
 	return sorted(missing)
@@ -283,7 +303,7 @@ def ramdisk(kernel, tree, path, ns):
 	c.chardev("dev/console", 5, 1)
 	c.chardev("dev/null", 1, 3)
 	bb = userland(c, ns)
-	missing = tree_needs(c, tree)
+	missing = tree_libs(c, ns, tree)
 	if missing:
 		raise Skip("the tree needs libraries make install did not "
 			   "link statically: %s" % ", ".join(missing))
