@@ -2,15 +2,18 @@
 """lavacheck: LAVA's own dispatcher runs the suite, and its record is
 checked against the guest's run.tap.
 
-  tools/lavacheck [--debian SERIES] [--args RUN_TESTS_ARGS] [-o DIR]
+  tools/lavacheck [--debian SERIES] [--args RUN_TESTS_ARGS]
+                  [--arch x86_64|arm64|all] [-o DIR]
 
 lava-dispatcher (Debian's, installed here with apt when missing) runs
 lava/job-qemu.yaml with lava-run against a qemu device dictionary
 rendered from the device-type templates of Debian's lava-server package
 (unpacked, never installed). The job's fields are filled here: a Debian
-kernel (vmtest's), a ramdisk of busybox and what the installed tree
-needs, this checkout's lava/ as a local git repository, and the
-installed tree as a tar.gz overlay from a file:// URL. The definition's
+kernel (vmtest's), a ramdisk of busybox and what run_tests.sh needs,
+this checkout's lava/ as a local git repository, and make gen_tar's
+static tree as a tar.gz overlay from a file:// URL; --arch arm64 the
+same on qemu-system-aarch64 with vmtest's arm64 userland and cross
+build. The definition's
 steps run the suite; the guest also copies run.tap to a second serial
 port. Every result the run.tap gives (result.txt's lines) must be in
 LAVA's results log with the same result, every metric with its
