@@ -378,6 +378,7 @@ vmcheck-icount:
 # "LAVA"): lava-dispatcher from apt, lava/job-qemu.yaml on a Debian
 # kernel under TCG, LAVA's record of the results checked against the
 # guest's run.tap. Root (apt, lava-run), ~5 min here: never in CI.
+# LAVACHECK_ARGS="--arch all" runs the qemu-aarch64 job too.
 .PHONY: lavacheck
 lavacheck:
 	@$(TOP)/tools/lavacheck --build $(OUTPUT) $(LAVACHECK_ARGS)

@@ -185,6 +185,47 @@ if python3 -c 'import yaml' 2>/dev/null; then
 else
 	skip "lava.lavacheck_real_record" "python3-yaml not installed (make deps)"
 fi
+# The job per architecture (--arch): qemu.jinja2's arch, the console the
+# kernel prints on, the port the guest copies run.tap to; and a tree
+# whose binaries need a library the ramdisk lacks, glibc's aside, is
+# named, not booted.
+if python3 -c 'import yaml' 2>/dev/null; then
+	err=$(PYTHONPATH=$TOP/tools/py python3 - "$tmp" <<'EOF' 2>&1
+import os, sys
+from zc import lava, vmtest as vm
+v = {k: "file:///x/" + k for k in ("KERNEL_URL", "RAMDISK_URL", "ZC_REPO",
+				   "ZC_TARBALL_URL")}
+for arch, ctx, con, tap, dev in (("x86_64", "amd64", "ttyS0", "/dev/ttyS1",
+				  "-serial chardev:zctap"),
+				 ("arm64", "arm64", "ttyAMA0", "/dev/hvc0",
+				  "virtconsole,chardev=zctap")):
+	j = lava.fill_job(v, "/x/port", "-t xsk_bind", arch)
+	assert j["context"]["arch"] == ctx, j["context"]
+	assert any(dev in o and "/x/port" in o
+		   for o in j["context"]["extra_options"]), j["context"]
+	act = {list(a)[0]: list(a.values())[0] for a in j["actions"]}
+	assert "console=%s," % con in act["deploy"]["images"]["kernel"]["image_arg"]
+	p = act["test"]["definitions"][0]["parameters"]
+	assert p["ZC_TAP_COPY"] == tap and p["ZC_ARGS"] == "-t xsk_bind", p
+import argparse, shutil
+tree = sys.argv[1] + "/tree"
+ns = argparse.Namespace(arch="x86_64")
+c = vm.Cpio()
+assert lava.tree_libs(c, ns, tree) == [], "no binary, nothing needed"
+shutil.copy("/bin/true", tree + "/dyn")
+assert lava.tree_libs(c, ns, tree) == [], "glibc is taken along"
+assert any(n.endswith("/libc.so.6") for n in c.names), sorted(c.names)
+shutil.copy("/bin/bash", tree + "/dyn")
+need = lava.tree_libs(c, ns, tree)
+assert need and all(n.endswith("(dyn)") for n in need), need
+assert not [n for n in need if n.startswith("libc.")], need
+os.remove(tree + "/dyn")
+EOF
+)
+	expect "lava.lavacheck_job_per_arch${err:+ # $(tail -n 1 <<<"$err")}" test -z "$err"
+else
+	skip "lava.lavacheck_job_per_arch" "python3-yaml not installed (make deps)"
+fi
 "$LC" --report "$tmp/none" >/dev/null 2>&1
 expect "lava.lavacheck_report_not_a_dir_is_128" [ $? -eq 128 ]
 out=$("$LC" --bogus 2>&1)

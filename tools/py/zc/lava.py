@@ -2,15 +2,18 @@
 """lavacheck: LAVA's own dispatcher runs the suite, and its record is
 checked against the guest's run.tap.
 
-  tools/lavacheck [--debian SERIES] [--args RUN_TESTS_ARGS] [-o DIR]
+  tools/lavacheck [--debian SERIES] [--args RUN_TESTS_ARGS]
+                  [--arch x86_64|arm64|all] [-o DIR]
 
 lava-dispatcher (Debian's, installed here with apt when missing) runs
 lava/job-qemu.yaml with lava-run against a qemu device dictionary
 rendered from the device-type templates of Debian's lava-server package
 (unpacked, never installed). The job's fields are filled here: a Debian
-kernel (vmtest's), a ramdisk of busybox and what the installed tree
-needs, this checkout's lava/ as a local git repository, and the
-installed tree as a tar.gz overlay from a file:// URL. The definition's
+kernel (vmtest's), a ramdisk of busybox and what run_tests.sh needs,
+this checkout's lava/ as a local git repository, and make gen_tar's
+static tree as a tar.gz overlay from a file:// URL; --arch arm64 the
+same on qemu-system-aarch64 with vmtest's arm64 userland and cross
+build. The definition's
 steps run the suite; the guest also copies run.tap to a second serial
 port. Every result the run.tap gives (result.txt's lines) must be in
 LAVA's results log with the same result, every metric with its
@@ -26,6 +29,7 @@ the job (not root, no apt, no kernel, the guest never got to run.tap);
 """
 
 import argparse
+import fcntl
 import gzip
 import os
 import re
@@ -48,6 +52,24 @@ TAP_END = "@@ZC-LAVA-RUN-TAP-END@@"
 # A ramdisk's root shell: lava/job-qemu.yaml's auto_login and prompts
 # are a Debian root's, and this ramdisk answers them alike.
 HOSTNAME = "zc-lava"
+
+# The guest architectures (--arch): context, LAVA's qemu.jinja2 "arch";
+# console, the serial port LAVA talks on; tap_dev and tap_qemu, where the
+# guest copies run.tap and qemu's options that give it a file. arm64's
+# virt machine has one PL011: the copy goes to a virtio console (hvc0),
+# whose modules the ramdisk loads.
+ARCHES = {
+	"x86_64": {"context": "amd64", "console": "ttyS0",
+		   "tap_dev": "/dev/ttyS1", "modules": [],
+		   # any serial given turns -nographic's console off: both
+		   "tap_qemu": "-serial stdio -chardev file,id=zctap,path=%s "
+		   "-serial chardev:zctap"},
+	"arm64": {"context": "arm64", "console": "ttyAMA0",
+		  "tap_dev": "/dev/hvc0",
+		  "modules": ["virtio_mmio", "virtio_console"],
+		  "tap_qemu": "-device virtio-serial-device -chardev "
+		  "file,id=zctap,path=%s -device virtconsole,chardev=zctap"},
+}
 
 INIT = r"""#!/bin/sh
 # zc-selftests LAVA ramdisk (tools/lavacheck): the suite's modules, then
@@ -72,7 +94,7 @@ dmesg -n 5
 hostname %(host)s
 ip link set lo up
 while :; do
-	getty -L 115200 ttyS0 vt100
+	getty -L 115200 %(console)s vt100
 done
 """
 
@@ -163,16 +185,118 @@ def render_device(tdir, context, path):
 		f.write(text)
 
 
-def guest_tree(build, stage):
-	"""make install as vmtest makes it for a guest (no python there)."""
-	args = argparse.Namespace(build=build, rev=None)
-	return vm.build_suite(args, stage)
+def vm_args(arch, build):
+	"""vmtest's arguments for arch, as its functions read them; a
+	foreign architecture builds in vmtest's own build directory for it
+	(check_arch_args)."""
+	cache = os.path.join(os.path.expanduser("~"), ".cache", "zc-vmtest")
+	os.makedirs(cache, exist_ok=True)
+	ns = argparse.Namespace(arch=arch, cache=cache, accel="tcg",
+				kernel_tree=None, no_host=False, rev=None,
+				build=build if arch == vm.HOST_ARCH else None)
+	vm.check_arch_args(None, ns, [])
+	return ns
 
 
-def ramdisk(kernel, tree, path):
-	"""busybox, the host programs run_tests.sh needs, the libraries of
-	those and of the tree's binaries, the suite's modules; the tree
-	itself comes as LAVA's overlay. gzip'd newc cpio."""
+def need_arch(ns):
+	"""qemu and, for a foreign guest, the cross compiler."""
+	a = vm.arch_of(ns)
+	if not shutil.which(a["qemu"]):
+		raise Skip("no %s (apt-get install %s)" % (a["qemu"],
+							   a["qemu_pkg"]))
+	if a["make"] and not shutil.which(a["gnu"] + "-gcc"):
+		raise Skip("no cross compiler for %s: apt-get install %s" % (
+			ns.arch, " ".join(vm.cross_packages(ns.arch))))
+
+
+def guest_tree(ns, stage, tar):
+	"""make gen_tar for the guest's architecture (cross-built against
+	its .debs as vmtest builds it): the static tree in stage/zc and its
+	tar.gz, the job's ZC_TARBALL_URL. Returns the tree."""
+	inst = os.path.join(stage, "zc")
+	try:
+		cross, env = vm.cross_make(ns)
+	except vm.EnvSkip as e:
+		raise Skip(str(e))
+	cmd = ["make", "-s", "-C", TOP, "O=" + ns.build, "INSTALL_PATH=" +
+	       inst, "TAR_PATH=" + tar, "gen_tar"] + cross
+	log("make O=%s gen_tar%s" % (ns.build, " " + " ".join(cross[:2])
+				     if cross else ""))
+	os.makedirs(ns.build, exist_ok=True)
+	# vmtest's lock: a vmtest building in the same directory waits
+	with open(os.path.join(ns.build, ".vmtest.lock"), "w") as lock:
+		fcntl.flock(lock, fcntl.LOCK_EX)
+		r = subprocess.run(cmd, stdout=subprocess.DEVNULL, env=env)
+	if r.returncode or not os.path.isfile(tar):
+		raise Skip("make gen_tar failed (%s)" % " ".join(cmd))
+	return inst
+
+
+def userland(c, ns):
+	"""The programs run_tests.sh and the init need and their libraries:
+	the host's for an x86_64 guest, the architecture's .debs (vmtest's
+	foreign_userland) for another. Returns the guest's busybox."""
+	if ns.arch != vm.HOST_ARCH:
+		try:
+			return vm.foreign_userland(ns, c, [])
+		except vm.EnvSkip as e:
+			raise Skip(str(e))
+	progs = []
+	for p in vm.HOST_PROGS:
+		w = shutil.which(p, path="/usr/sbin:/usr/bin:/sbin:/bin")
+		if not w:
+			raise Skip("host program %s missing" % p)
+		progs.append(w)
+	for p in progs:
+		c.host_file(vm.guest_path(p), os.path.realpath(p))
+	for lib in vm.shared_libs(progs):
+		c.host_file(vm.guest_path(lib), os.path.realpath(lib))
+	return vm.find_busybox()
+
+
+# glibc's libraries: the tree links them dynamically (glibc's own
+# static linking is no choice), so the ramdisk has them.
+GLIBC = re.compile(r"^(libc|libm|libpthread|libdl|librt|libresolv|"
+		   r"ld-linux[-\w.]*)\.so")
+
+
+def tree_libs(c, ns, tree):
+	"""Put the glibc libraries the tree's binaries need into c (from
+	the userland c holds); returns the other libraries they need, none
+	when make install linked them statically as a lab's ramdisk (or
+	LKFT's rootfs) will not hold libbpf and liburing."""
+	missing = set()
+	root = None if ns.arch == vm.HOST_ARCH else vm.guest_root(ns)
+	for top, _, files in os.walk(tree):
+		for f in files:
+			p = os.path.join(top, f)
+			with open(p, "rb") as fh:
+				if fh.read(4) != b"\x7fELF":
+					continue
+			if root:
+				try:
+					libs = vm.root_libs(root, vm.arch_of(ns)["gnu"],
+							    [p])
+				except vm.EnvSkip as e:
+					raise Skip(str(e))
+			else:
+				libs = {x: x for x in vm.shared_libs([p])}
+			for g, h in sorted(libs.items()):
+				so = os.path.basename(g)
+				if GLIBC.match(so):
+					c.host_file(vm.guest_path(g),
+						    os.path.realpath(h))
+				elif not any(n.endswith("/" + so) for n in c.names):
+					missing.add("%s (%s)" % (so, os.path.relpath(
+						p, tree)))
+	return sorted(missing)
+
+
+def ramdisk(kernel, tree, path, ns):
+	"""busybox, run_tests.sh's programs and their libraries, the
+	suite's modules (and the TAP copy's port): gzip'd newc cpio. The
+	tree comes as LAVA's overlay and needs no library of its own."""
+	spec = ARCHES[ns.arch]
 	c = vm.Cpio()
 	for d in ("proc", "sys", "dev", "tmp", "run", "root", "etc",
 		  "usr/bin", "usr/sbin", "usr/lib", "usr/lib64", "opt"):
@@ -181,33 +305,32 @@ def ramdisk(kernel, tree, path):
 		c.symlink(link, "usr/" + link)
 	c.chardev("dev/console", 5, 1)
 	c.chardev("dev/null", 1, 3)
-	progs = []
-	for p in vm.HOST_PROGS:
-		w = shutil.which(p, path="/usr/sbin:/usr/bin:/sbin:/bin")
-		if not w:
-			raise Skip("host program %s missing" % p)
-		progs.append(w)
-	bins = []
-	for root, _, files in os.walk(tree):
-		for f in files:
-			p = os.path.join(root, f)
-			with open(p, "rb") as fh:
-				if fh.read(4) == b"\x7fELF":
-					bins.append(p)
-	for p in progs:
-		c.host_file(vm.guest_path(p), os.path.realpath(p))
-	for lib in vm.shared_libs(progs + bins):
-		c.host_file(vm.guest_path(lib), os.path.realpath(lib))
-	bb = vm.find_busybox()
-	if not bb:
+	bb = userland(c, ns)
+	missing = tree_libs(c, ns, tree)
+	if missing:
+		raise Skip("the tree needs libraries make install did not "
+			   "link statically: %s" % ", ".join(missing))
+	hbb = vm.find_busybox()
+	if not bb or not hbb:
 		raise Skip("no static busybox (busybox-static) for the ramdisk")
 	c.host_file("usr/bin/busybox", bb)
-	applets = subprocess.run([bb, "--list"], capture_output=True,
+	# the host's busybox names the applets (vmtest's way: a foreign one
+	# cannot run here; both are the archive's busybox-static)
+	applets = subprocess.run([hbb, "--list"], capture_output=True,
 				 text=True).stdout.split()
 	for a in applets:
 		if "usr/bin/" + a not in c.names and "usr/sbin/" + a not in c.names:
 			c.symlink("usr/bin/" + a, "busybox")
-	mods, _ = vm.resolve_modules(kernel, vm.BASE_MODULES)
+	try:
+		mods, missing = vm.resolve_modules(kernel, vm.BASE_MODULES +
+						   spec["modules"])
+	except vm.EnvSkip as e:
+		raise Skip(str(e))
+	lack = [m for m in spec["modules"] if m in missing]
+	if lack:
+		raise Skip("%s has no %s, built in or as a module (the port "
+			   "run.tap is copied to)" % (kernel.release,
+						      " ".join(lack)))
 	for name, data in mods:
 		c.file("lib/modules/zc/%s.ko" % name, data)
 	c.file("lib/modules/zc/order",
@@ -219,14 +342,10 @@ def ramdisk(kernel, tree, path):
 	c.file("etc/passwd", b"root::0:0:root:/root:/bin/sh\n")
 	c.file("etc/group", b"root:x:0:\n")
 	c.file("etc/profile", PROFILE.encode())
-	c.file("init", (INIT % {"host": HOSTNAME}).encode(), 0o755)
+	c.file("init", (INIT % {"host": HOSTNAME, "console": spec["console"]}
+			).encode(), 0o755)
 	with gzip.open(path, "wb", compresslevel=1) as f:
 		f.write(c.data())
-
-
-def tarball(tree, path):
-	with tarfile.open(path, "w:gz", compresslevel=1) as t:
-		t.add(tree, arcname=".")
 
 
 def definition_repo(path):
@@ -241,12 +360,14 @@ def definition_repo(path):
 			raise Skip("git %s failed in %s" % (cmd[0], path))
 
 
-def fill_job(values, tap_port, run_args):
+def fill_job(values, tap_port, run_args, arch):
 	"""lava/job-qemu.yaml with its fields filled, plus what this machine
 	needs: TCG on one thread (vmtest's reason: a stale translation of
 	patched kernel code oopses sound guests under multi-threaded TCG)
-	and a second serial port for the guest's copy of run.tap."""
+	and a port for the guest's copy of run.tap; for arm64, qemu.jinja2's
+	arch and the console the kernel prints on."""
 	yaml = module("yaml")
+	spec = ARCHES[arch]
 	with open(os.path.join(TOP, "lava", "job-qemu.yaml")) as f:
 		text = f.read()
 	for k, v in values.items():
@@ -257,15 +378,17 @@ def fill_job(values, tap_port, run_args):
 			   "fill: %s" % " ".join(sorted(set(left))))
 	job = yaml.safe_load(text)
 	ctx = job["context"]
+	ctx["arch"] = spec["context"]
 	ctx["extra_options"] = ctx.get("extra_options", []) + [
-		"-accel tcg,thread=single",
-		# any serial given turns -nographic's console off: both
-		"-serial stdio -chardev file,id=zctap,path=%s "
-		"-serial chardev:zctap" % tap_port]
+		"-accel tcg,thread=single", spec["tap_qemu"] % tap_port]
 	for a in job["actions"]:
+		if "deploy" in a:
+			k = a["deploy"]["images"]["kernel"]
+			k["image_arg"] = k["image_arg"].replace(
+				"console=ttyS0", "console=" + spec["console"])
 		if "test" in a:
 			p = a["test"]["definitions"][0]["parameters"]
-			p["ZC_TAP_COPY"] = "/dev/ttyS1"
+			p["ZC_TAP_COPY"] = spec["tap_dev"]
 			if run_args is not None:
 				p["ZC_ARGS"] = run_args
 	return job
@@ -363,8 +486,16 @@ def parse_args(argv):
 	p.add_argument("--args", dest="run_args", metavar="ARGS",
 		       help="run_tests.sh's arguments in the guest (default: "
 		       "the job's ZC_ARGS)")
+	p.add_argument("--arch", default=vm.HOST_ARCH,
+		       choices=list(ARCHES) + ["all"],
+		       help="the guest's architecture: LAVA's qemu device "
+		       "with this arch (arm64: qemu-system-aarch64, the "
+		       "suite cross-built); all: each in turn, a line each "
+		       "(default %(default)s)")
 	p.add_argument("--build", default=os.path.join(TOP, "build"),
-		       help="make O= directory (default %(default)s)")
+		       help="make O= directory of the x86_64 tree (default "
+		       "%(default)s; arm64 builds in vmtest's, under "
+		       "~/.cache/zc-vmtest)")
 	p.add_argument("-o", "--out", help="keep the job, the device, the "
 		       "images and lava-run's log here (default: a new "
 		       "/tmp/zc-lava.* directory)")
@@ -376,32 +507,33 @@ def parse_args(argv):
 	return p.parse_args(argv)
 
 
-def prepare(args, out):
-	"""Everything the job names, in out/; returns (job, device) paths."""
+def prepare(args, arch, out):
+	"""Everything the job names, in out/; returns their paths."""
 	yaml = module("yaml")
 	need_dispatcher()
 	tdir = device_templates()
-	cache = os.path.join(os.path.expanduser("~"), ".cache", "zc-vmtest")
-	os.makedirs(cache, exist_ok=True)
+	ns = vm_args(arch, os.path.abspath(args.build))
+	need_arch(ns)
+	apt = vm.Apt(ns.cache, vm.arch_of(ns)["deb"])
 	try:
-		kernel = vm.Kernel(vm.fetch_debian(cache, vm.Apt(cache),
-						   args.debian))
+		kernel = vm.Kernel(vm.fetch_debian(ns.cache, apt, args.debian))
 	except vm.EnvSkip as e:
 		raise Skip(str(e))
-	log("kernel %s" % kernel.vmlinuz)
-	stage = os.path.join(out, "stage")
-	tree = guest_tree(os.path.abspath(args.build), stage)
+	log("%s kernel %s" % (arch, kernel.vmlinuz))
 	files = {n: os.path.join(out, n) for n in
 		 ("ramdisk.cpio.gz", "zc.tar.gz", "repo", "job.yaml",
 		  "device.yaml", "run.tap.port")}
-	ramdisk(kernel, tree, files["ramdisk.cpio.gz"])
-	tarball(tree, files["zc.tar.gz"])
+	tree = guest_tree(ns, os.path.join(out, "stage"), files["zc.tar.gz"])
+	ramdisk(kernel, tree, files["ramdisk.cpio.gz"], ns)
+	log("ramdisk %d kB, tree %d kB (gzip'd)" % (
+		os.path.getsize(files["ramdisk.cpio.gz"]) >> 10,
+		os.path.getsize(files["zc.tar.gz"]) >> 10))
 	definition_repo(files["repo"])
 	job = fill_job({"KERNEL_URL": "file://" + kernel.vmlinuz,
 			"RAMDISK_URL": "file://" + files["ramdisk.cpio.gz"],
 			"ZC_REPO": "file://" + files["repo"],
 			"ZC_TARBALL_URL": "file://" + files["zc.tar.gz"]},
-		       files["run.tap.port"], args.run_args)
+		       files["run.tap.port"], args.run_args, arch)
 	with open(files["job.yaml"], "w") as f:
 		yaml.safe_dump(job, f, sort_keys=False)
 	render_device(tdir, job["context"], files["device.yaml"])
@@ -445,7 +577,7 @@ def stop(proc):
 		proc.wait()
 
 
-def verdict(out, logp, tap_dir=None):
+def verdict(out, logp, tap_dir=None, label=""):
 	"""Compare LAVA's record with the guest's run.tap (written to
 	tap_dir, default out); returns the exit and the last line."""
 	recs, errors = lava_results(logp)
@@ -476,8 +608,8 @@ def verdict(out, logp, tap_dir=None):
 		print("lavacheck: ... %d more differences" % (len(diffs) - 20))
 	n = len(ours)
 	m = sum(1 for r in ours.values() if "measurement" in r)
-	line = "lavacheck: LAVA recorded %d test cases (%d with a " \
-		"measurement); run.tap has %d cases" % (n, m, k)
+	line = "lavacheck: %sLAVA recorded %d test cases (%d with a " \
+		"measurement); run.tap has %d cases" % (label, n, m, k)
 	return (0 if n >= k and not diffs else EXIT_BAD), line
 
 
@@ -501,6 +633,31 @@ def report_again(d):
 	return rc
 
 
+def run_arch(args, arch, out, label):
+	"""One job on one architecture: (exit, last line or None)."""
+	started = time.time()
+	os.makedirs(out, exist_ok=True)
+	try:
+		files = prepare(args, arch, out)
+	except Skip as e:
+		log(str(e))
+		return EXIT_SKIP, None
+	logp, why = lava_run(files, out, args.timeout)
+	if logp is None:
+		log(why)
+		return EXIT_SKIP, None
+	if why:
+		log(why)
+	try:
+		rc, line = verdict(out, logp, label=label)
+	except (zr.InputError, Skip) as e:
+		log("the guest's run.tap: %s" % e)
+		rc, line = EXIT_SKIP, None
+	log("%s: lava-dispatcher %s, %d s in all, files in %s" %
+	    (arch, dispatcher_version(), time.time() - started, out))
+	return rc, line
+
+
 def main(argv):
 	args = parse_args(argv)
 	if args.report:
@@ -508,30 +665,22 @@ def main(argv):
 	if os.geteuid() != 0:
 		log("needs root (apt-get install, lava-run): run it with sudo")
 		return EXIT_SKIP
-	started = time.time()
 	out = os.path.abspath(args.out or tempfile.mkdtemp(prefix="zc-lava."))
-	os.makedirs(out, exist_ok=True)
-	try:
-		files = prepare(args, out)
-	except Skip as e:
-		log(str(e))
-		return EXIT_SKIP
-	logp, why = lava_run(files, out, args.timeout)
-	if logp is None:
-		log(why)
-		return EXIT_SKIP
-	if why:
-		log(why)
-	try:
-		rc, line = verdict(out, logp)
-	except (zr.InputError, Skip) as e:
-		log("the guest's run.tap: %s" % e)
-		rc, line = EXIT_SKIP, None
-	log("lava-dispatcher %s, %d s in all, files in %s" %
-	    (dispatcher_version(), time.time() - started, out))
-	if line:
+	arches = list(ARCHES) if args.arch == "all" else [args.arch]
+	rcs, lines = [], []
+	for arch in arches:
+		# the default run's line stays the issue's; another
+		# architecture's names it
+		label = "" if arch == vm.HOST_ARCH else arch + ": "
+		sub = out if len(arches) == 1 else os.path.join(out, arch)
+		rc, line = run_arch(args, arch, sub, label)
+		rcs.append(rc)
+		if line:
+			lines.append(line)
+	for line in lines:
 		print(line)
-	return rc
+	# a difference anywhere is bad; a job that could not run is 125
+	return EXIT_BAD if EXIT_BAD in rcs else max(rcs)
 
 
 def cli():
