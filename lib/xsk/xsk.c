@@ -4,20 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 
 #include "xsk/xsk.h"
-
-#ifndef AF_XDP
-#define AF_XDP 44
-#endif
-#ifndef SOL_XDP
-#define SOL_XDP 283
-#endif
 
 #define ZC_XSK_FRAME_DEFAULT	2048
 #define ZC_XSK_NFRAMES_DEFAULT	1024
@@ -166,48 +158,6 @@ fail:
 	return err;
 }
 
-int zc_xsk_bind(struct zc_xsk *x, int ifindex, uint32_t queue, uint16_t flags)
-{
-	struct sockaddr_xdp sxdp = {
-		.sxdp_family = AF_XDP,
-		.sxdp_flags = flags,
-		.sxdp_ifindex = ifindex,
-		.sxdp_queue_id = queue,
-	};
-
-	if (bind(x->fd, (struct sockaddr *)&sxdp, sizeof(sxdp)))
-		return -errno;
-	x->ifindex = ifindex;
-	x->queue = queue;
-	x->bind_flags = flags;
-	x->bound = true;
-	return 0;
-}
-
-int zc_xsk_bind_retry(struct zc_xsk *x, int ifindex, uint32_t queue,
-		      uint16_t flags, double timeout, int *tries)
-{
-	struct timespec ts, nap = { 0, 1000000 };	/* 1 ms */
-	double deadline;
-	int err, n = 0;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	deadline = ts.tv_sec + ts.tv_nsec / 1e9 + timeout;
-	for (;;) {
-		n++;
-		err = zc_xsk_bind(x, ifindex, queue, flags);
-		if (err != -EBUSY)
-			break;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		if (ts.tv_sec + ts.tv_nsec / 1e9 >= deadline)
-			break;
-		nanosleep(&nap, NULL);
-	}
-	if (tries)
-		*tries = n;
-	return err;
-}
-
 void zc_xsk_close(struct zc_xsk *x)
 {
 	unmap_ring(&x->fq);
@@ -223,17 +173,6 @@ void zc_xsk_close(struct zc_xsk *x)
 	free(x->free_addr);
 	x->free_addr = NULL;
 	x->nfree = 0;
-	x->bound = false;
-}
-
-int zc_xsk_is_zerocopy(const struct zc_xsk *x)
-{
-	struct xdp_options opts = { 0 };
-	socklen_t optlen = sizeof(opts);
-
-	if (getsockopt(x->fd, SOL_XDP, XDP_OPTIONS, &opts, &optlen))
-		return -errno;
-	return !!(opts.flags & XDP_OPTIONS_ZEROCOPY);
 }
 
 int zc_xsk_stats(const struct zc_xsk *x, struct xdp_statistics *st)

@@ -23,10 +23,12 @@
 #define ZC_XSK_BATCH		64	/* ring entries handled per step */
 #define ZC_XSK_IDLE_SPIN	256	/* empty rx polls before sleeping in poll(2) */
 #define ZC_XSK_BURST		32	/* frames each way after a bind */
-#define ZC_XSK_BIND_RETRY_S	1.0	/* a closed socket's queue stays busy ~16 ms */
 #define ZC_XSK_SETTLE_S		1.0	/* bound on every drain after a run */
 
 enum zc_xsk_path { ZC_XSK_RXDROP, ZC_XSK_TXONLY, ZC_XSK_L2FWD, ZC_XSK_XDPDROP };
+#define ZC_XSK_PATH_N	(ZC_XSK_XDPDROP + 1)
+/* By path: xdpsock's names, the cases' name parts. */
+extern const char *const zc_xsk_path_names[ZC_XSK_PATH_N];
 
 struct zc_xsk_run {
 	struct zc_xsk_dut *d;
@@ -64,21 +66,22 @@ int zc_xsk_run_open(struct zc_xsk_run *r, struct zc_xsk_dut *d,
 		    const struct zc_xsk_run_cfg *cfg);
 void zc_xsk_run_close(struct zc_xsk_run *r);
 /*
- * After a successful bind: zero-copy state read, socket in the XSKMAP,
+ * After the test's bind(2), zc as XDP_OPTIONS said: socket in the XSKMAP,
  * the witnesses' counts marked (zc_xsk_run_seen counts from there).
  */
-int zc_xsk_run_bound(struct zc_xsk_run *r, uint16_t flags);
+int zc_xsk_run_bound(struct zc_xsk_run *r, bool zc);
 /* What the witnesses saw since the bind. */
 void zc_xsk_run_seen(const struct zc_xsk_run *r, struct zc_xsk_seen *s);
 /* ZC_XSK_BURST frames each way, payloads checked: 0 or -EIO with r->why. */
 int zc_xsk_run_burst(struct zc_xsk_run *r);
 
 /*
- * A data path started: socket bound with flags (plus need_wakeup), rings
- * primed, generator running for at most seconds. 0 or -errno with r->why.
+ * A data path started on the socket the test bound (XDP_DROP: none): tx
+ * frames prebuilt, generator running for at most seconds. 0 or -errno
+ * with r->why.
  */
-int zc_xsk_run_start(struct zc_xsk_run *r, enum zc_xsk_path path,
-		     uint16_t flags, bool native, double seconds);
+int zc_xsk_run_start(struct zc_xsk_run *r, enum zc_xsk_path path, bool native,
+		     double seconds);
 /* The meter's step for a path (arg: the run). */
 zc_step_fn zc_xsk_run_step(enum zc_xsk_path path);
 /* Generator stopped, everything in flight received or completed. */
