@@ -36,9 +36,11 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <net/if.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <linux/if_xdp.h>
 
@@ -47,6 +49,7 @@
 #include "core/probe.h"
 #include "core/util.h"
 #include "core/matrix.h"
+#include "net/netns.h"
 #include "xsk/xsk_account.h"
 #include "xsk/xsk_run.h"
 
@@ -92,9 +95,9 @@ struct row {
 ZC_MATRIX_TYPE(row, struct row, struct xsk_ctx)
 
 typedef void case_body(const struct zc_case *c, const struct row *row,
-		       struct xsk_ctx *x);
+		       struct xsk_ctx *ctx);
 typedef enum zc_pre case_pre(const struct zc_case *c, const struct row *row,
-			     struct xsk_ctx *x, struct zc_why *why);
+			     struct xsk_ctx *ctx, struct zc_why *why);
 static case_body case_features, case_bind, case_bind_err, case_busy,
 	case_rebind, case_data;
 static case_pre pre_features, pre_bind, pre_data;
@@ -198,7 +201,7 @@ static const char *data_rule(const struct row *row)
 static const struct row_matrix data = {
 	.base = &(const struct row){ .zc = { case_data, pre_data } },
 	.axes = {
-		ZC_AXIS(struct row, path, zc_xsk_path_names, ZC_XSK_RXDROP, ZC_XSK_TXONLY,
+		ZC_AXIS(struct row, path, zc_xsk_run_path_names, ZC_XSK_RXDROP, ZC_XSK_TXONLY,
 			ZC_XSK_L2FWD),
 		ZC_AXIS_TABLE(struct row, mode, bind_modes, mode),
 		ZC_AXIS(struct row, at, zc_xsk_at_names, AT_SKB, AT_NATIVE),
@@ -213,7 +216,157 @@ static const struct row_matrix xdpdrop = {
 				     .path = ZC_XSK_XDPDROP, .at = AT_NATIVE },
 };
 
-/* ---- the socket: bind(2) and what XDP_OPTIONS says after it ---- */
+/* ---- the socket: UMEM, four rings, bind(2), what XDP_OPTIONS says ---- */
+
+#define XSK_FRAME_SIZE	2048	/* a frame per page half: the UMEM chunk */
+#define XSK_RING_SIZE	512	/* rx and tx; fill and completion hold every frame */
+
+static int set_ring_size(int fd, int opt, uint32_t size)
+{
+	return setsockopt(fd, SOL_XDP, opt, &size, sizeof(size)) ? -errno : 0;
+}
+
+/*
+ * Map one ring at the offsets the kernel gave. Producer rings (fill, tx)
+ * start with every slot free, consumer rings (rx, completion) empty.
+ */
+static int map_ring(int fd, struct zc_xsk_ring *ring, const struct xdp_ring_offset *off,
+		    uint32_t size, size_t desc_size, off_t pgoff, bool producer)
+{
+	size_t len = off->desc + (size_t)size * desc_size;
+	char *m;
+
+	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, pgoff);
+	if (m == MAP_FAILED)
+		return -errno;
+	ring->map = m;
+	ring->map_len = len;
+	ring->producer = (uint32_t *)(m + off->producer);
+	ring->consumer = (uint32_t *)(m + off->consumer);
+	ring->flags = (uint32_t *)(m + off->flags);
+	ring->descs = m + off->desc;
+	ring->size = size;
+	ring->mask = size - 1;
+	ring->cached_prod = *ring->producer;
+	ring->cached_cons = *ring->consumer + (producer ? size : 0);
+	return 0;
+}
+
+static void unmap_ring(struct zc_xsk_ring *ring)
+{
+	if (ring->map)
+		munmap(ring->map, ring->map_len);
+	memset(ring, 0, sizeof(*ring));
+}
+
+/* The UMEM registered, the four rings sized and mapped. */
+static int xsk_setup(struct zc_xsk *xsk)
+{
+	struct xdp_umem_reg reg = {
+		.addr = (uintptr_t)xsk->umem,
+		.len = xsk->umem_len,
+		.chunk_size = xsk->frame_size,
+	};
+	struct xdp_mmap_offsets off;
+	socklen_t optlen = sizeof(off);
+	int fd = xsk->fd, err;
+
+	if (setsockopt(fd, SOL_XDP, XDP_UMEM_REG, &reg, sizeof(reg)))
+		return -errno;
+	err = set_ring_size(fd, XDP_UMEM_FILL_RING, xsk->nframes);
+	if (!err)
+		err = set_ring_size(fd, XDP_UMEM_COMPLETION_RING, xsk->nframes);
+	if (!err)
+		err = set_ring_size(fd, XDP_RX_RING, XSK_RING_SIZE);
+	if (!err)
+		err = set_ring_size(fd, XDP_TX_RING, XSK_RING_SIZE);
+	if (err)
+		return err;
+	if (getsockopt(fd, SOL_XDP, XDP_MMAP_OFFSETS, &off, &optlen))
+		return -errno;
+	err = map_ring(fd, &xsk->fq, &off.fr, xsk->nframes, sizeof(__u64),
+		       XDP_UMEM_PGOFF_FILL_RING, true);
+	if (!err)
+		err = map_ring(fd, &xsk->cq, &off.cr, xsk->nframes, sizeof(__u64),
+			       XDP_UMEM_PGOFF_COMPLETION_RING, false);
+	if (!err)
+		err = map_ring(fd, &xsk->rx, &off.rx, XSK_RING_SIZE, sizeof(struct xdp_desc),
+			       XDP_PGOFF_RX_RING, false);
+	if (!err)
+		err = map_ring(fd, &xsk->tx, &off.tx, XSK_RING_SIZE, sizeof(struct xdp_desc),
+			       XDP_PGOFF_TX_RING, true);
+	return err;
+}
+
+static void xsk_close(struct zc_xsk *xsk)
+{
+	unmap_ring(&xsk->fq);
+	unmap_ring(&xsk->cq);
+	unmap_ring(&xsk->rx);
+	unmap_ring(&xsk->tx);
+	if (xsk->fd >= 0)
+		close(xsk->fd);
+	xsk->fd = -1;
+	if (xsk->umem)
+		munmap(xsk->umem, xsk->umem_len);
+	xsk->umem = NULL;
+	free(xsk->free_addr);
+	xsk->free_addr = NULL;
+	xsk->nfree = 0;
+}
+
+/*
+ * An AF_XDP socket in the device's namespace with a UMEM of nframes
+ * (a power of two) and its rings, every frame free: 0 or -errno, nothing
+ * left open on failure.
+ */
+static int xsk_open(const struct zc_xsk_dut *d, struct zc_xsk *xsk, uint32_t nframes)
+{
+	uint32_t i;
+	int err;
+
+	memset(xsk, 0, sizeof(*xsk));
+	xsk->frame_size = XSK_FRAME_SIZE;
+	xsk->nframes = nframes;
+	xsk->fd = zc_socket_in(d->nsfd, AF_XDP, SOCK_RAW, 0);
+	if (xsk->fd < 0)
+		return xsk->fd;
+	xsk->umem_len = (size_t)xsk->frame_size * nframes;
+	xsk->umem = mmap(NULL, xsk->umem_len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	xsk->free_addr = calloc(nframes, sizeof(*xsk->free_addr));
+	if (xsk->umem == MAP_FAILED) {
+		err = -errno;
+		xsk->umem = NULL;
+	} else {
+		err = xsk->free_addr ? xsk_setup(xsk) : -ENOMEM;
+	}
+	if (err) {
+		xsk_close(xsk);
+		return err;
+	}
+	for (i = 0; i < nframes; i++)
+		xsk->free_addr[i] = (__u64)(nframes - 1 - i) * xsk->frame_size;
+	xsk->nfree = nframes;
+	return 0;
+}
+
+/* The run's programs and generator, and the socket the test made. */
+static void run_close(struct zc_xsk_run *r)
+{
+	xsk_close(&r->x);
+	zc_xsk_run_close(r);
+}
+
+/* The run's socket: 0, or -errno with r->why. */
+static int run_socket(struct zc_xsk_run *r, uint32_t nframes)
+{
+	int err = xsk_open(r->d, &r->x, nframes);
+
+	if (err)
+		zc_why_set(&r->why, "AF_XDP socket and UMEM: %s", strerror(-err));
+	return err;
+}
 
 /* bind(2) with exactly these sxdp_flags: 0 or -errno. */
 static int xsk_bind(struct zc_xsk *xsk, int ifindex, uint32_t queue, uint16_t flags)
@@ -477,20 +630,20 @@ static void case_bind(const struct zc_case *c, const struct row *row,
 	 * buffers posted (virtio_net: 256), and in skb mode the generic path
 	 * needs more to copy into: give it a UMEM beyond the ring.
 	 */
+	uint32_t nframes = d->topo.real_pair ? 1024 : 256;
 	const struct zc_xsk_run_cfg cfg = {
 		.at = row->at, .need_peer = d->veth, .verify = true,
-		.nframes = d->topo.real_pair ? 1024 : 256,
 	};
 	struct zc_xsk_run r;
 	int ret, tries = 0;
 
-	if (zc_xsk_run_open(&r, d, &cfg)) {
+	if (zc_xsk_run_open(&r, d, &cfg) || run_socket(&r, nframes)) {
 		/* A device named by --iface may have no native XDP at all. */
 		if (row->at == AT_NATIVE && !d->veth && strstr(r.why.msg, "attach"))
 			ktap_skip(c->name, ZC_CLASS_ENV, "%s", r.why.msg);
 		else
 			ktap_fail_why(c->name, &r.why);
-		zc_xsk_run_close(&r);
+		run_close(&r);
 		return;
 	}
 	/*
@@ -511,7 +664,7 @@ static void case_bind(const struct zc_case *c, const struct row *row,
 	default:
 		bind_traffic(c, row, ctx, &r, tries);
 	}
-	zc_xsk_run_close(&r);
+	run_close(&r);
 }
 
 /* Cases: bind errors */
@@ -528,7 +681,7 @@ static void case_bind_err(const struct zc_case *c, const struct row *row,
 
 	if (e->ifindex == -1)
 		ifindex = 0;
-	ret = zc_xsk_open_in(d, &xsk, 256);
+	ret = xsk_open(d, &xsk, 256);
 	if (ret) {
 		ktap_fail(c->name, "AF_XDP socket and UMEM: %s", strerror(-ret));
 		return;
@@ -539,7 +692,7 @@ static void case_bind_err(const struct zc_case *c, const struct row *row,
 		    "bind(ifindex %d, queue %u, flags 0x%x) gave %s, expected %s",
 		    ifindex, queue, e->flags, ret ? strerror(-ret) : "success",
 		    strerror(e->want));
-	zc_xsk_close(&xsk);
+	xsk_close(&xsk);
 }
 
 static void case_busy(const struct zc_case *c, const struct row *row,
@@ -549,11 +702,11 @@ static void case_busy(const struct zc_case *c, const struct row *row,
 	struct zc_xsk xsk1, xsk2;
 	int ret;
 
-	ret = zc_xsk_open_in(d, &xsk1, 256);
+	ret = xsk_open(d, &xsk1, 256);
 	if (!ret) {
-		ret = zc_xsk_open_in(d, &xsk2, 256);
+		ret = xsk_open(d, &xsk2, 256);
 		if (ret)
-			zc_xsk_close(&xsk1);
+			xsk_close(&xsk1);
 	}
 	if (ret) {
 		ktap_fail(c->name, "AF_XDP socket and UMEM: %s", strerror(-ret));
@@ -569,8 +722,8 @@ static void case_busy(const struct zc_case *c, const struct row *row,
 			    "second socket on queue %u gave %s, expected EBUSY",
 			    d->queue, ret ? strerror(-ret) : "success");
 	}
-	zc_xsk_close(&xsk2);
-	zc_xsk_close(&xsk1);
+	xsk_close(&xsk2);
+	xsk_close(&xsk1);
 }
 
 static void case_rebind(const struct zc_case *c, const struct row *row,
@@ -581,16 +734,16 @@ static void case_rebind(const struct zc_case *c, const struct row *row,
 	double t0;
 	int ret, tries = 0;
 
-	ret = zc_xsk_open_in(d, &xsk, 256);
+	ret = xsk_open(d, &xsk, 256);
 	if (!ret)
 		ret = xsk_bind_retry(&xsk, d->ifindex, d->queue, XDP_COPY, NULL);
-	zc_xsk_close(&xsk);
+	xsk_close(&xsk);
 	if (ret) {
 		ktap_fail(c->name, "first bind: %s", strerror(-ret));
 		return;
 	}
 	t0 = zc_now();
-	ret = zc_xsk_open_in(d, &xsk, 256);
+	ret = xsk_open(d, &xsk, 256);
 	if (ret) {
 		ktap_fail(c->name, "AF_XDP socket and UMEM: %s", strerror(-ret));
 		return;
@@ -601,7 +754,7 @@ static void case_rebind(const struct zc_case *c, const struct row *row,
 			       d->queue, (zc_now() - t0) * 1e3, tries);
 	ktap_result(c->name, !ret, "rebind after close: %s after %d tries in %.0f ms",
 		    strerror(-ret), tries, (zc_now() - t0) * 1e3);
-	zc_xsk_close(&xsk);
+	xsk_close(&xsk);
 }
 
 /* Cases: data paths with rates */
@@ -661,10 +814,10 @@ static void report_side_by_side(struct xsk_ctx *ctx, const struct row *row,
 	if (bind_modes[row->mode].want != WANT_ZC || cp <= 0)
 		return;
 	ktap_print_msg("%s.%s: copy %.4f Mpps, zero-copy %.4f Mpps, zero-copy/copy %.2f\n",
-		       zc_xsk_path_names[row->path], zc_xsk_at_name(row->at), cp, rate->mpps.median,
+		       zc_xsk_run_path_names[row->path], zc_xsk_at_name(row->at), cp, rate->mpps.median,
 		       rate->mpps.median / cp);
 	snprintf(name, sizeof(name), "%s.%s.%s.zc_over_copy", TEST_NAME,
-		 zc_xsk_path_names[row->path], zc_xsk_at_name(row->at));
+		 zc_xsk_run_path_names[row->path], zc_xsk_at_name(row->at));
 	ktap_metric_value(name, rate->mpps.median / cp, "ratio");
 }
 
@@ -724,6 +877,9 @@ static int data_bind(struct zc_xsk_run *r, const struct row *row)
 
 	if (row->path == ZC_XSK_XDPDROP)
 		return 0;
+	err = run_socket(r, 1024);
+	if (err)
+		return err;
 	/* Fill before the bind: a zero-copy driver posts its rx buffers then. */
 	if (path_rx(row->path))
 		zc_xsk_fill(&r->x, r->x.nframes);
@@ -743,7 +899,7 @@ static void case_data(const struct zc_case *c, const struct row *row,
 	double secs = o->warmup + o->repeat * o->duration + 2 * ZC_XSK_SETTLE_S, t0;
 	const struct zc_xsk_run_cfg cfg = {
 		.at = row->at, .need_peer = true, .verify = o->verify,
-		.nframes = 1024, .drop_only = row->path == ZC_XSK_XDPDROP,
+		.drop_only = row->path == ZC_XSK_XDPDROP,
 	};
 	struct zc_why lost = { "" };
 	struct zc_xsk_seen seen;
@@ -756,7 +912,7 @@ static void case_data(const struct zc_case *c, const struct row *row,
 	    data_bind(&r, row) ||
 	    zc_xsk_run_start(&r, row->path, row->at == AT_NATIVE, secs)) {
 		ktap_fail_why(c->name, &r.why);
-		zc_xsk_run_close(&r);
+		run_close(&r);
 		return;
 	}
 	t0 = zc_now();
@@ -781,7 +937,7 @@ static void case_data(const struct zc_case *c, const struct row *row,
 	else
 		ktap_fail_unexpected_why(c->name, &r.why);
 	zc_xsk_wit_pause(false);
-	zc_xsk_run_close(&r);
+	run_close(&r);
 }
 
 /* Options, probe and setup */

@@ -41,13 +41,11 @@ struct zc_xsk_ring {
 	size_t map_len;
 };
 
-struct zc_xsk_cfg {
-	uint32_t frame_size;	/* power of two, 2048 or 4096; 0: 2048 */
-	uint32_t nframes;	/* 0: 1024 (2 MiB of UMEM, memlock is small) */
-	uint32_t ring_size;	/* rx and tx, power of two; 0: 512 */
-	/* fill and completion rings hold every frame, so recycling never waits */
-};
-
+/*
+ * One socket, its UMEM and its four rings; the test makes and binds it
+ * (tests/xsk_bind.c: xsk_open, xsk_bind), the data paths here move
+ * frames through it.
+ */
 struct zc_xsk {
 	int fd;
 	void *umem;
@@ -61,16 +59,6 @@ struct zc_xsk {
 	uint32_t queue;
 	uint16_t bind_flags;
 };
-
-/*
- * Socket, UMEM registration, four rings sized and mmap'ed, not bound (the
- * test binds: bind(2) is what it checks); fd is the
- * AF_XDP socket made in the calling thread's namespace, or sock_fd >= 0 to
- * adopt one made elsewhere (zc_socket_in()). Every frame starts in the
- * free list. Returns 0 or -errno; on failure nothing is left open.
- */
-int zc_xsk_create(struct zc_xsk *x, const struct zc_xsk_cfg *cfg, int sock_fd);
-void zc_xsk_close(struct zc_xsk *x);
 
 int zc_xsk_stats(const struct zc_xsk *x, struct xdp_statistics *st);
 

@@ -14,22 +14,10 @@
 
 #define GEN_MAX_FRAMES	(200ULL * 1000 * 1000)
 
-const char *const zc_xsk_path_names[] = {
+const char *const zc_xsk_run_path_names[] = {
 	[ZC_XSK_RXDROP] = "rxdrop", [ZC_XSK_TXONLY] = "txonly",
 	[ZC_XSK_L2FWD] = "l2fwd", [ZC_XSK_XDPDROP] = "xdpdrop",
 };
-
-int zc_xsk_open_in(const struct zc_xsk_dut *d, struct zc_xsk *x, uint32_t nframes)
-{
-	struct zc_xsk_cfg cfg = { .nframes = nframes };
-	int fd = zc_socket_in(d->nsfd, AF_XDP, SOCK_RAW, 0);
-
-	if (fd < 0) {
-		x->fd = -1;
-		return fd;
-	}
-	return zc_xsk_create(x, &cfg, fd);
-}
 
 /* Receive side: verify, hand frames on to tx (l2fwd) or back to fill. */
 
@@ -305,18 +293,12 @@ int zc_xsk_run_open(struct zc_xsk_run *r, struct zc_xsk_dut *d,
 		if (err)
 			return err;
 	}
-	if (drop_only)
-		return 0;
-	err = zc_xsk_open_in(d, &r->x, cfg->nframes);
-	if (err)
-		zc_why_set(&r->why, "AF_XDP socket and UMEM: %s", strerror(-err));
-	return err;
+	return 0;
 }
 
 void zc_xsk_run_close(struct zc_xsk_run *r)
 {
 	zc_xsk_gen_close(&r->g);
-	zc_xsk_close(&r->x);
 	zc_xsk_prog_close(&r->a);
 	zc_xsk_prog_close(&r->b);
 }

@@ -28,7 +28,7 @@
 enum zc_xsk_path { ZC_XSK_RXDROP, ZC_XSK_TXONLY, ZC_XSK_L2FWD, ZC_XSK_XDPDROP };
 #define ZC_XSK_PATH_N	(ZC_XSK_XDPDROP + 1)
 /* By path: xdpsock's names, the cases' name parts. */
-extern const char *const zc_xsk_path_names[ZC_XSK_PATH_N];
+extern const char *const zc_xsk_run_path_names[ZC_XSK_PATH_N];
 
 struct zc_xsk_run {
 	struct zc_xsk_dut *d;
@@ -46,21 +46,18 @@ struct zc_xsk_run {
 	bool pair_marked;
 };
 
-/* An AF_XDP socket with its UMEM in d's namespace: 0 or -errno. */
-int zc_xsk_open_in(const struct zc_xsk_dut *d, struct zc_xsk *x, uint32_t nframes);
-
 /* How zc_xsk_run_open() sets a run up. */
 struct zc_xsk_run_cfg {
 	enum zc_xsk_attach at;	/* the redirect's attach mode on d */
 	bool need_peer;		/* the counter on the peer too */
 	bool verify;		/* every frame's bytes checked */
-	uint32_t nframes;	/* UMEM frames */
 	bool drop_only;		/* the counter alone: no redirect, no socket */
 };
 
 /*
- * Programs loaded and attached as cfg says, socket made. 0, or -errno
- * with r->why; close r either way.
+ * Programs loaded and attached as cfg says; r->x is the test's to open
+ * (fd -1 until then) and to close. 0, or -errno with r->why; close r
+ * either way.
  */
 int zc_xsk_run_open(struct zc_xsk_run *r, struct zc_xsk_dut *d,
 		    const struct zc_xsk_run_cfg *cfg);
