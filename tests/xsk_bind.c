@@ -155,6 +155,13 @@ static const struct row_matrix binds = {
 	},
 };
 
+/* The device a bind error's sockaddr_xdp names. */
+enum bind_dev {
+	DEV_UNDER_TEST,
+	DEV_NONE,		/* sxdp_ifindex 0 */
+	DEV_GONE,		/* an ifindex no device has */
+};
+
 /*
  * Bind errors, one entry each: the bind tried and the errno it must give
  * (case_bind_err), or a case of its own. No XDP program needed.
@@ -163,7 +170,7 @@ static const struct bind_error {
 	const char *name;
 	case_body *fn;
 	uint16_t flags;
-	int ifindex;		/* 0: the device under test; -1: none */
+	enum bind_dev dev;
 	bool bad_queue;
 	int want;		/* bind(2)'s errno */
 } bind_errors[] = {
@@ -171,8 +178,8 @@ static const struct bind_error {
 	{ "bind.unknown_flag", case_bind_err, ZC_XDP_UNKNOWN_FLAG, .want = EINVAL },
 	{ "bind.queue_out_of_range", case_bind_err, XDP_COPY, .bad_queue = true,
 	  .want = EINVAL },
-	{ "bind.no_ifindex", case_bind_err, XDP_COPY, .ifindex = -1, .want = ENODEV },
-	{ "bind.gone_ifindex", case_bind_err, XDP_COPY, .ifindex = INT_MAX, .want = ENODEV },
+	{ "bind.no_ifindex", case_bind_err, XDP_COPY, .dev = DEV_NONE, .want = ENODEV },
+	{ "bind.gone_ifindex", case_bind_err, XDP_COPY, .dev = DEV_GONE, .want = ENODEV },
 	{ "bind.second_socket_busy", case_busy },
 	{ "bind.rebind_after_close", case_rebind },
 };
@@ -674,13 +681,11 @@ static void case_bind_err(const struct zc_case *c, const struct row *row,
 {
 	const struct bind_error *e = &bind_errors[row->error];
 	const struct zc_xsk_dut *d = &ctx->d;
-	int ifindex = e->ifindex ? e->ifindex : d->ifindex;
+	int ifindex = e->dev == DEV_NONE ? 0 : e->dev == DEV_GONE ? INT_MAX : d->ifindex;
 	uint32_t queue = e->bad_queue ? d->bad_queue : d->queue;
 	struct zc_xsk xsk;
 	int ret;
 
-	if (e->ifindex == -1)
-		ifindex = 0;
 	ret = xsk_open(d, &xsk, 256);
 	if (ret) {
 		ktap_fail(c->name, "AF_XDP socket and UMEM: %s", strerror(-ret));
