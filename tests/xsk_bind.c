@@ -26,41 +26,39 @@
  * to copy on any refusal (xp_assign_dev), so it must say zero-copy
  * exactly where XDP_ZEROCOPY would succeed.
  *
- * The machinery is in lib/: xsk_dut (the device and what it says about
- * zero-copy), xsk_prog (the XDP programs and their counters), xsk_gen (the
- * generators), xsk_run (one socket's rings and data paths), xsk_account.
+ * Here: every bind(2) with its sockaddr_xdp and the errno it must give,
+ * XDP_OPTIONS read after it, and each outcome checked. The machinery the
+ * reader need not see is in lib/xsk/: xsk (socket, UMEM and the four rings
+ * mmap'ed), xsk_dut (the device and what it says about zero-copy),
+ * xsk_prog (the XDP programs and their counters), xsk_gen (the
+ * generators), xsk_run (one socket's traffic and data paths), xsk_account.
  */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <net/if.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <linux/if_xdp.h>
 
 #include "core/runner.h"
 #include "core/meter.h"
 #include "core/probe.h"
 #include "core/util.h"
 #include "core/matrix.h"
+#include "net/netns.h"
 #include "xsk/xsk_account.h"
 #include "xsk/xsk_run.h"
 
 #define TEST_NAME	"xsk_bind"
 #define FRAME_DEFAULT	64	/* xdpsock's default packet size */
+#define BIND_RETRY_S	1.0	/* a closed socket's queue stays busy ~16 ms */
 
 #define AT_SKB		ZC_XSK_AT_SKB
 #define AT_NATIVE	ZC_XSK_AT_NATIVE
-
-/* What a bind asks for, and so what XDP_OPTIONS must say after it. */
-enum bmode {
-	BM_COPY,	/* XDP_COPY: copy, on every device */
-	BM_ZEROCOPY,	/* XDP_ZEROCOPY: zero-copy, or refused where not expected */
-	BM_NONE,	/* no flag: zero-copy exactly where XDP_ZEROCOPY binds */
-};
-
-static const char *const bm_name[] = { "copy", "zerocopy", "none" };
-static const __u16 bm_flags[] = { XDP_COPY, XDP_ZEROCOPY, 0 };
-static const char *const path_name[] = { "rxdrop", "txonly", "l2fwd", "xdpdrop" };
 
 struct xsk_ctx {
 	struct zc_opts o;
@@ -71,43 +69,59 @@ struct xsk_ctx {
 	struct zc_xsk_dut d;
 	struct zc_why bpf_skip;	/* "" when XDP programs load */
 	/* Real pair: the median Mpps of each passed copy case, for its zero-copy twin. */
-	double copy_mpps[ZC_XSK_XDPDROP][ZC_XSK_AT_N];
+	double copy_mpps[ZC_XSK_PATH_N][ZC_XSK_AT_N];
 };
 
-enum area { A_NETDEV, A_BIND };
-enum wake { WAKE_NEEDED, WAKE_NOT_NEEDED };
+/* What a bind asks for, and so what XDP_OPTIONS must say after it. */
+enum want_zc {
+	WANT_COPY,		/* copy, on every device */
+	WANT_ZC,		/* zero-copy, or refused where not expected */
+	WANT_ZC_IF_OFFERED,	/* zero-copy exactly where XDP_ZEROCOPY binds */
+};
 
-/* A row: a bind (mode x need_wakeup x attach), a bind error, or a data path. */
+/*
+ * A row: a bind (mode x need_wakeup x attach), a bind error, or a data
+ * path (a mode x attach, or XDP_DROP without a socket).
+ */
 struct row {
 	ZC_ROW_HOOKS(struct row, struct xsk_ctx);
-	enum area area;
-	int error;		/* a bind error's entry in bind_errors_tab[] */
-	enum zc_xsk_path path;
-	enum bmode bm;
-	enum wake wake;
+	int mode;		/* bind_modes[] */
+	int wakeup;		/* XDP_USE_NEED_WAKEUP or 0 */
 	enum zc_xsk_attach at;
+	int error;		/* bind_errors[] */
+	enum zc_xsk_path path;
 };
 
 ZC_MATRIX_TYPE(row, struct row, struct xsk_ctx)
 
 typedef void case_body(const struct zc_case *c, const struct row *row,
-		       struct xsk_ctx *x);
+		       struct xsk_ctx *ctx);
 typedef enum zc_pre case_pre(const struct zc_case *c, const struct row *row,
-			     struct xsk_ctx *x, struct zc_why *why);
+			     struct xsk_ctx *ctx, struct zc_why *why);
 static case_body case_features, case_bind, case_bind_err, case_busy,
 	case_rebind, case_data;
 static case_pre pre_features, pre_bind, pre_data;
 
 /* ---- the cases: rows from their axes, names from the rows ---- */
 
-static const char *const area_names[] = { [A_NETDEV] = "netdev", [A_BIND] = "bind" };
-static const char *const wake_names[] = {
-	[WAKE_NEEDED] = "wakeup", [WAKE_NOT_NEEDED] = "nowakeup",
+/*
+ * The modes a socket binds in: the bind matrix's name part (name), the
+ * data paths' (mode), sxdp_flags and the expectation.
+ */
+static const struct bind_mode {
+	const char *name;
+	const char *mode;
+	__u16 flags;
+	enum want_zc want;
+} bind_modes[] = {
+	{ "bind.copy", "copy", XDP_COPY, WANT_COPY },
+	{ "bind.zerocopy", "zerocopy", XDP_ZEROCOPY, WANT_ZC },
+	/* no flag: xp_assign_dev tries zero-copy, falls back to copy on any refusal */
+	{ "bind.none", "none", 0, WANT_ZC_IF_OFFERED },
 };
-static const char *const at_names[] = { [AT_SKB] = "skb", [AT_NATIVE] = "native" };
-/* A data path's bind mode; XDP_DROP's reference binds no socket. */
-static const char *const data_bm_names[] = {
-	[BM_COPY] = "copy", [BM_ZEROCOPY] = "zerocopy", [BM_NONE] = "",
+
+static const char *const wakeup_names[] = {
+	[0] = "nowakeup", [XDP_USE_NEED_WAKEUP] = "wakeup",
 };
 
 /*
@@ -135,11 +149,17 @@ static const struct row_matrix features = {
 static const struct row_matrix binds = {
 	.base = &(const struct row){ .zc = { case_bind, pre_bind } },
 	.axes = {
-		ZC_AXIS_LOOP(1, struct row, area, area_names, A_BIND),
-		ZC_AXIS_LOOP(3, struct row, bm, bm_name, BM_COPY, BM_ZEROCOPY, BM_NONE),
-		ZC_AXIS_LOOP(4, struct row, wake, wake_names, WAKE_NEEDED, WAKE_NOT_NEEDED),
-		ZC_AXIS_LOOP(2, struct row, at, at_names, AT_SKB, AT_NATIVE),
+		ZC_AXIS_TABLE_LOOP(2, struct row, mode, bind_modes, name),
+		ZC_AXIS_LOOP(3, struct row, wakeup, wakeup_names, XDP_USE_NEED_WAKEUP, 0),
+		ZC_AXIS_LOOP(1, struct row, at, zc_xsk_at_names, AT_SKB, AT_NATIVE),
 	},
+};
+
+/* The device a bind error's sockaddr_xdp names. */
+enum bind_dev {
+	DEV_UNDER_TEST,
+	DEV_NONE,		/* sxdp_ifindex 0 */
+	DEV_GONE,		/* an ifindex no device has */
 };
 
 /*
@@ -150,105 +170,317 @@ static const struct bind_error {
 	const char *name;
 	case_body *fn;
 	uint16_t flags;
-	int ifindex;		/* 0: the device under test; -1: none */
+	enum bind_dev dev;
 	bool bad_queue;
-	int want;
-} bind_errors_tab[] = {
-	{ "copy_and_zerocopy", case_bind_err, XDP_COPY | XDP_ZEROCOPY, .want = -EINVAL },
-	{ "unknown_flag", case_bind_err, ZC_XDP_UNKNOWN_FLAG, .want = -EINVAL },
-	{ "queue_out_of_range", case_bind_err, XDP_COPY, .bad_queue = true, .want = -EINVAL },
-	{ "no_ifindex", case_bind_err, XDP_COPY, .ifindex = -1, .want = -ENODEV },
-	{ "gone_ifindex", case_bind_err, XDP_COPY, .ifindex = INT_MAX, .want = -ENODEV },
-	{ "second_socket_busy", case_busy },
-	{ "rebind_after_close", case_rebind },
+	int want;		/* bind(2)'s errno */
+} bind_errors[] = {
+	{ "bind.copy_and_zerocopy", case_bind_err, XDP_COPY | XDP_ZEROCOPY, .want = EINVAL },
+	{ "bind.unknown_flag", case_bind_err, ZC_XDP_UNKNOWN_FLAG, .want = EINVAL },
+	{ "bind.queue_out_of_range", case_bind_err, XDP_COPY, .bad_queue = true,
+	  .want = EINVAL },
+	{ "bind.no_ifindex", case_bind_err, XDP_COPY, .dev = DEV_NONE, .want = ENODEV },
+	{ "bind.gone_ifindex", case_bind_err, XDP_COPY, .dev = DEV_GONE, .want = ENODEV },
+	{ "bind.second_socket_busy", case_busy },
+	{ "bind.rebind_after_close", case_rebind },
 };
 
-static void case_bind_error(const struct zc_case *c, const struct row *r,
-			    struct xsk_ctx *x)
+static void case_bind_error(const struct zc_case *c, const struct row *row,
+			    struct xsk_ctx *ctx)
 {
-	bind_errors_tab[r->error].fn(c, r, x);
+	bind_errors[row->error].fn(c, row, ctx);
 }
 
-static const struct row_matrix bind_errors = {
+static const struct row_matrix bind_error_cases = {
 	.base = &(const struct row){ .zc = { case_bind_error } },
 	.axes = {
-		ZC_AXIS(struct row, area, area_names, A_BIND),
-		ZC_AXIS_TABLE(struct row, error, bind_errors_tab, name),
+		ZC_AXIS_TABLE(struct row, error, bind_errors, name),
 	},
 };
 
-static const char *data_rule(const struct row *r)
+static const char *data_rule(const struct row *row)
 {
-	bool drop = r->path == ZC_XSK_XDPDROP;
-
-	if (drop && r->bm != BM_NONE)
-		return "XDP_DROP is the reference without a socket: no bind mode";
-	if (!drop && r->bm == BM_NONE)
+	if (bind_modes[row->mode].want == WANT_ZC_IF_OFFERED)
 		return "a data path binds copy or zerocopy; no flag is the bind matrix's";
-	if (drop && r->at != AT_NATIVE)
-		return "the XDP_DROP reference runs in the driver (native) only";
 	return NULL;
 }
 
-/* Data paths with rates, per bound mode, and native XDP_DROP for reference. */
+/* Data paths with rates, per bound mode, */
 static const struct row_matrix data = {
 	.base = &(const struct row){ .zc = { case_data, pre_data } },
 	.axes = {
-		ZC_AXIS(struct row, path, path_name, ZC_XSK_RXDROP, ZC_XSK_TXONLY,
-			ZC_XSK_L2FWD, ZC_XSK_XDPDROP),
-		ZC_AXIS(struct row, bm, data_bm_names, BM_COPY, BM_ZEROCOPY, BM_NONE),
-		ZC_AXIS(struct row, at, at_names, AT_SKB, AT_NATIVE),
+		ZC_AXIS(struct row, path, zc_xsk_run_path_names, ZC_XSK_RXDROP, ZC_XSK_TXONLY,
+			ZC_XSK_L2FWD),
+		ZC_AXIS_TABLE(struct row, mode, bind_modes, mode),
+		ZC_AXIS(struct row, at, zc_xsk_at_names, AT_SKB, AT_NATIVE),
 	},
 	.rule = data_rule,
 };
 
+/* and native XDP_DROP for reference: no socket, the driver's path only. */
+static const struct row_matrix xdpdrop = {
+	.name = "xdpdrop.native",
+	.base = &(const struct row){ .zc = { case_data, pre_data },
+				     .path = ZC_XSK_XDPDROP, .at = AT_NATIVE },
+};
+
+/* ---- the socket: UMEM, four rings, bind(2), what XDP_OPTIONS says ---- */
+
+#define XSK_FRAME_SIZE	2048	/* a frame per page half: the UMEM chunk */
+#define XSK_RING_SIZE	512	/* rx and tx; fill and completion hold every frame */
+
+static int set_ring_size(int fd, int opt, uint32_t size)
+{
+	return setsockopt(fd, SOL_XDP, opt, &size, sizeof(size)) ? -errno : 0;
+}
+
+/*
+ * Map one ring at the offsets the kernel gave. Producer rings (fill, tx)
+ * start with every slot free, consumer rings (rx, completion) empty.
+ */
+static int map_ring(int fd, struct zc_xsk_ring *ring, const struct xdp_ring_offset *off,
+		    uint32_t size, size_t desc_size, off_t pgoff, bool producer)
+{
+	size_t len = off->desc + (size_t)size * desc_size;
+	char *m;
+
+	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, pgoff);
+	if (m == MAP_FAILED)
+		return -errno;
+	ring->map = m;
+	ring->map_len = len;
+	ring->producer = (uint32_t *)(m + off->producer);
+	ring->consumer = (uint32_t *)(m + off->consumer);
+	ring->flags = (uint32_t *)(m + off->flags);
+	ring->descs = m + off->desc;
+	ring->size = size;
+	ring->mask = size - 1;
+	ring->cached_prod = *ring->producer;
+	ring->cached_cons = *ring->consumer + (producer ? size : 0);
+	return 0;
+}
+
+static void unmap_ring(struct zc_xsk_ring *ring)
+{
+	if (ring->map)
+		munmap(ring->map, ring->map_len);
+	memset(ring, 0, sizeof(*ring));
+}
+
+/* The UMEM registered, the four rings sized and mapped. */
+static int xsk_setup(struct zc_xsk *xsk)
+{
+	struct xdp_umem_reg reg = {
+		.addr = (uintptr_t)xsk->umem,
+		.len = xsk->umem_len,
+		.chunk_size = xsk->frame_size,
+	};
+	struct xdp_mmap_offsets off;
+	socklen_t optlen = sizeof(off);
+	int fd = xsk->fd, err;
+
+	if (setsockopt(fd, SOL_XDP, XDP_UMEM_REG, &reg, sizeof(reg)))
+		return -errno;
+	err = set_ring_size(fd, XDP_UMEM_FILL_RING, xsk->nframes);
+	if (!err)
+		err = set_ring_size(fd, XDP_UMEM_COMPLETION_RING, xsk->nframes);
+	if (!err)
+		err = set_ring_size(fd, XDP_RX_RING, XSK_RING_SIZE);
+	if (!err)
+		err = set_ring_size(fd, XDP_TX_RING, XSK_RING_SIZE);
+	if (err)
+		return err;
+	if (getsockopt(fd, SOL_XDP, XDP_MMAP_OFFSETS, &off, &optlen))
+		return -errno;
+	err = map_ring(fd, &xsk->fq, &off.fr, xsk->nframes, sizeof(__u64),
+		       XDP_UMEM_PGOFF_FILL_RING, true);
+	if (!err)
+		err = map_ring(fd, &xsk->cq, &off.cr, xsk->nframes, sizeof(__u64),
+			       XDP_UMEM_PGOFF_COMPLETION_RING, false);
+	if (!err)
+		err = map_ring(fd, &xsk->rx, &off.rx, XSK_RING_SIZE, sizeof(struct xdp_desc),
+			       XDP_PGOFF_RX_RING, false);
+	if (!err)
+		err = map_ring(fd, &xsk->tx, &off.tx, XSK_RING_SIZE, sizeof(struct xdp_desc),
+			       XDP_PGOFF_TX_RING, true);
+	return err;
+}
+
+static void xsk_close(struct zc_xsk *xsk)
+{
+	unmap_ring(&xsk->fq);
+	unmap_ring(&xsk->cq);
+	unmap_ring(&xsk->rx);
+	unmap_ring(&xsk->tx);
+	if (xsk->fd >= 0)
+		close(xsk->fd);
+	xsk->fd = -1;
+	if (xsk->umem)
+		munmap(xsk->umem, xsk->umem_len);
+	xsk->umem = NULL;
+	free(xsk->free_addr);
+	xsk->free_addr = NULL;
+	xsk->nfree = 0;
+}
+
+/*
+ * An AF_XDP socket in the device's namespace with a UMEM of nframes
+ * (a power of two) and its rings, every frame free: 0 or -errno, nothing
+ * left open on failure.
+ */
+static int xsk_open(const struct zc_xsk_dut *d, struct zc_xsk *xsk, uint32_t nframes)
+{
+	uint32_t i;
+	int err;
+
+	memset(xsk, 0, sizeof(*xsk));
+	xsk->frame_size = XSK_FRAME_SIZE;
+	xsk->nframes = nframes;
+	xsk->fd = zc_socket_in(d->nsfd, AF_XDP, SOCK_RAW, 0);
+	if (xsk->fd < 0)
+		return xsk->fd;
+	xsk->umem_len = (size_t)xsk->frame_size * nframes;
+	xsk->umem = mmap(NULL, xsk->umem_len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	xsk->free_addr = calloc(nframes, sizeof(*xsk->free_addr));
+	if (xsk->umem == MAP_FAILED) {
+		err = -errno;
+		xsk->umem = NULL;
+	} else {
+		err = xsk->free_addr ? xsk_setup(xsk) : -ENOMEM;
+	}
+	if (err) {
+		xsk_close(xsk);
+		return err;
+	}
+	for (i = 0; i < nframes; i++)
+		xsk->free_addr[i] = (__u64)(nframes - 1 - i) * xsk->frame_size;
+	xsk->nfree = nframes;
+	return 0;
+}
+
+/* The run's programs and generator, and the socket the test made. */
+static void run_close(struct zc_xsk_run *r)
+{
+	xsk_close(&r->x);
+	zc_xsk_run_close(r);
+}
+
+/* The run's socket: 0, or -errno with r->why. */
+static int run_socket(struct zc_xsk_run *r, uint32_t nframes)
+{
+	int err = xsk_open(r->d, &r->x, nframes);
+
+	if (err)
+		zc_why_set(&r->why, "AF_XDP socket and UMEM: %s", strerror(-err));
+	return err;
+}
+
+/* bind(2) with exactly these sxdp_flags: 0 or -errno. */
+static int xsk_bind(struct zc_xsk *xsk, int ifindex, uint32_t queue, uint16_t flags)
+{
+	struct sockaddr_xdp sxdp = {
+		.sxdp_family = AF_XDP,
+		.sxdp_flags = flags,
+		.sxdp_ifindex = ifindex,
+		.sxdp_queue_id = queue,
+	};
+
+	if (bind(xsk->fd, (struct sockaddr *)&sxdp, sizeof(sxdp)))
+		return -errno;
+	xsk->ifindex = ifindex;
+	xsk->queue = queue;
+	xsk->bind_flags = flags;
+	return 0;
+}
+
+/*
+ * bind, retrying EBUSY: a queue stays busy ~16 ms after the last socket
+ * on it closed (the previous case's). *tries counts the attempts.
+ */
+static int xsk_bind_retry(struct zc_xsk *xsk, int ifindex, uint32_t queue,
+			  uint16_t flags, int *tries)
+{
+	double deadline = zc_now() + BIND_RETRY_S;
+	int err, n = 0;
+
+	do {
+		n++;
+		err = xsk_bind(xsk, ifindex, queue, flags);
+	} while (err == -EBUSY && zc_now() < deadline && !usleep(1000));
+	if (tries)
+		*tries = n;
+	return err;
+}
+
+/* XDP_OPTIONS: 1 bound zero-copy, 0 copy, or -errno. */
+static int xsk_zerocopy(const struct zc_xsk *xsk)
+{
+	struct xdp_options opts = { 0 };
+	socklen_t optlen = sizeof(opts);
+
+	if (getsockopt(xsk->fd, SOL_XDP, XDP_OPTIONS, &opts, &optlen))
+		return -errno;
+	return !!(opts.flags & XDP_OPTIONS_ZEROCOPY);
+}
+
+/* Bound: what XDP_OPTIONS says, and the run follows the socket. */
+static int run_bound(struct zc_xsk_run *r)
+{
+	int zc = xsk_zerocopy(&r->x);
+
+	if (zc < 0)
+		return zc_why_set(&r->why, "getsockopt(XDP_OPTIONS): %s", strerror(-zc));
+	return zc_xsk_run_bound(r, zc);
+}
+
 /* Preconditions: what only the device and the options know */
 
-static bool mode_skipped(const struct xsk_ctx *x, enum zc_xsk_attach at, struct zc_why *why)
+static bool mode_skipped(const struct xsk_ctx *ctx, enum zc_xsk_attach at, struct zc_why *why)
 {
-	if (x->modes & (1 << at))
+	if (ctx->modes & (1 << at))
 		return false;
-	zc_why_skip(why, ZC_CLASS_HARNESS, "--mode %s", x->mode_arg);
+	zc_why_skip(why, ZC_CLASS_HARNESS, "--mode %s", ctx->mode_arg);
 	return true;
 }
 
 static enum zc_pre pre_features(const struct zc_case *c, const struct row *row,
-				struct xsk_ctx *x, struct zc_why *why)
+				struct xsk_ctx *ctx, struct zc_why *why)
 {
-	if (x->d.info_err != -ENOENT)
+	if (ctx->d.info_err != -ENOENT)
 		return ZC_RUN;
 	zc_why_skip(why, ZC_CLASS_KERNEL, "kernel lacks the netdev generic netlink family (6.3)");
 	return ZC_SKIP;
 }
 
-static enum zc_pre pre_bind(const struct zc_case *c, const struct row *cell,
-				struct xsk_ctx *x, struct zc_why *why)
+static enum zc_pre pre_bind(const struct zc_case *c, const struct row *row,
+				struct xsk_ctx *ctx, struct zc_why *why)
 {
-	if (mode_skipped(x, cell->at, why))
+	if (mode_skipped(ctx, row->at, why))
 		return ZC_SKIP;
-	if (!x->bpf_skip.msg[0])
+	if (!ctx->bpf_skip.msg[0])
 		return ZC_RUN;
-	zc_why_skip(why, x->bpf_skip.cls, "needs an XDP program: %s", x->bpf_skip.msg);
+	zc_why_skip(why, ctx->bpf_skip.cls, "needs an XDP program: %s", ctx->bpf_skip.msg);
 	return ZC_SKIP;
 }
 
-static enum zc_pre pre_data(const struct zc_case *c, const struct row *dc,
-				struct xsk_ctx *x, struct zc_why *why)
+static enum zc_pre pre_data(const struct zc_case *c, const struct row *row,
+				struct xsk_ctx *ctx, struct zc_why *why)
 {
-	if (mode_skipped(x, dc->at, why))
+	if (mode_skipped(ctx, row->at, why))
 		return ZC_SKIP;
-	if (!x->d.veth) {
+	if (!ctx->d.veth) {
 		zc_why_skip(why, ZC_CLASS_HARNESS,
 			    "--iface: data cases run only on the test's own veth pair");
 		return ZC_SKIP;
 	}
-	if (dc->bm == BM_ZEROCOPY && !zc_xsk_dut_zc_ok(&x->d)) {
-		zc_xsk_dut_zc_lacks(&x->d, why);
+	if (row->path != ZC_XSK_XDPDROP && bind_modes[row->mode].want == WANT_ZC &&
+	    !zc_xsk_dut_zc_ok(&ctx->d)) {
+		zc_xsk_dut_zc_lacks(&ctx->d, why);
 		return ZC_SKIP;
 	}
-	if (!x->bpf_skip.msg[0])
+	if (!ctx->bpf_skip.msg[0])
 		return ZC_RUN;
-	zc_why_skip(why, x->bpf_skip.cls, "needs XDP programs: %s", x->bpf_skip.msg);
+	zc_why_skip(why, ctx->bpf_skip.cls, "needs XDP programs: %s", ctx->bpf_skip.msg);
 	return ZC_SKIP;
 }
 
@@ -324,28 +556,29 @@ static enum bind_outcome check_refusal(struct zc_xsk_run *r, int ret)
 }
 
 /* The bind's outcome (never BIND_ZC_ANYWAY: that is checked as zero-copy here). */
-static enum bind_outcome check_bind(struct zc_xsk_run *r, const struct row *cell,
-				    int ret, int tries)
+static enum bind_outcome check_bind(struct zc_xsk_run *r, const struct row *row,
+				    uint16_t flags, int ret, int tries)
 {
 	const struct zc_xsk_dut *d = r->d;
-	bool want_zc = cell->bm == BM_ZEROCOPY ||
-		       (cell->bm == BM_NONE && zc_xsk_dut_zc_ok(d));
+	enum want_zc want = bind_modes[row->mode].want;
+	bool want_zc = want == WANT_ZC ||
+		       (want == WANT_ZC_IF_OFFERED && zc_xsk_dut_zc_ok(d));
 	enum bind_outcome refused;
 
-	if (cell->bm == BM_ZEROCOPY && !zc_xsk_dut_zc_ok(d)) {
+	if (want == WANT_ZC && !zc_xsk_dut_zc_ok(d)) {
 		refused = check_refusal(r, ret);
 		if (refused != BIND_ZC_ANYWAY)
 			return refused;
 	}
-	if (cell->bm == BM_NONE && d->zc_refused)
+	if (want == WANT_ZC_IF_OFFERED && d->zc_refused)
 		ktap_print_msg("no flag: zero-copy refused (%s), copy expected by the fallback rule\n",
 			       strerror(-d->zc_refused));
 	if (ret) {
 		zc_why_set(&r->why, "bind(flags 0x%x): %s after %d tries",
-			   r->x.bind_flags, strerror(-ret), tries);
+			   flags, strerror(-ret), tries);
 		return BIND_WRONG;
 	}
-	if (zc_xsk_run_bound(r, r->x.bind_flags))
+	if (run_bound(r))
 		return BIND_WRONG;
 	if (!ZC_CHECK(&r->why, r->zc == want_zc, "XDP_OPTIONS says %s, expected %s",
 		      r->zc ? "zero-copy" : "copy", want_zc ? "zero-copy" : "copy"))
@@ -358,7 +591,7 @@ static enum bind_outcome check_bind(struct zc_xsk_run *r, const struct row *cell
  * (XDP_OPTIONS) beside them: true when they agree with the row's
  * expectation, else false with r->why naming both.
  */
-static bool bind_zcmode(const struct zc_case *c, const struct row *cell,
+static bool bind_zcmode(const struct zc_case *c, const struct row *row,
 			struct zc_xsk_run *r)
 {
 	struct zc_xsk_seen seen;
@@ -367,14 +600,14 @@ static bool bind_zcmode(const struct zc_case *c, const struct row *cell,
 	snprintf(prefix, sizeof(prefix), "%s.%s", TEST_NAME, c->name);
 	zc_xsk_run_seen(r, &seen);
 	return zc_xsk_wit_judge(prefix, &seen, true, true, r->zc,
-				&expect[r->zc][cell->at == AT_SKB], &r->why);
+				&expect[r->zc][row->at == AT_SKB], &r->why);
 }
 
 /* Bound: on --iface that is all, else a burst each way proves the socket moves frames. */
-static void bind_traffic(const struct zc_case *c, const struct row *cell,
-			 struct xsk_ctx *x, struct zc_xsk_run *r, int tries)
+static void bind_traffic(const struct zc_case *c, const struct row *row,
+			 struct xsk_ctx *ctx, struct zc_xsk_run *r, int tries)
 {
-	if (!x->d.veth) {
+	if (!ctx->d.veth) {
 		ktap_print_msg("bound %s, no traffic on --iface\n", r->zc ? "zero-copy" : "copy");
 		ktap_pass(c->name);
 		return;
@@ -383,41 +616,41 @@ static void bind_traffic(const struct zc_case *c, const struct row *cell,
 		ktap_fail_why(c->name, &r->why);
 		return;
 	}
-	if (!x->o.quiet)
+	if (!ctx->o.quiet)
 		ktap_print_msg("bound %s in %d tries; %d frames each way, tx kicks dropped %llu, ring flags fq 0x%x tx 0x%x\n",
 			       r->zc ? "zero-copy" : "copy", tries, ZC_XSK_BURST,
 			       (unsigned long long)r->tx_busy, *r->x.fq.flags,
 			       *r->x.tx.flags);
-	if (bind_zcmode(c, cell, r))
+	if (bind_zcmode(c, row, r))
 		ktap_pass(c->name);
 	else
 		ktap_fail_unexpected_why(c->name, &r->why);
 }
 
-static void case_bind(const struct zc_case *c, const struct row *cell,
-			struct xsk_ctx *x)
+static void case_bind(const struct zc_case *c, const struct row *row,
+			struct xsk_ctx *ctx)
 {
-	struct zc_xsk_dut *d = &x->d;
-	uint16_t flags = bm_flags[cell->bm] |
-			 (cell->wake == WAKE_NEEDED ? XDP_USE_NEED_WAKEUP : 0);
-	struct zc_xsk_run r;
-	int ret, tries = 0;
-
+	struct zc_xsk_dut *d = &ctx->d;
+	uint16_t flags = bind_modes[row->mode].flags | row->wakeup;
 	/*
 	 * On a real device a zero-copy driver keeps a ring's worth of fill
 	 * buffers posted (virtio_net: 256), and in skb mode the generic path
 	 * needs more to copy into: give it a UMEM beyond the ring.
 	 */
-	if (zc_xsk_run_open(&r, d, &(struct zc_xsk_run_cfg){
-				.at = cell->at, .need_peer = d->veth, .verify = true,
-				.nframes = d->topo.real_pair ? 1024 : 256,
-			    })) {
+	uint32_t nframes = d->topo.real_pair ? 1024 : 256;
+	const struct zc_xsk_run_cfg cfg = {
+		.at = row->at, .need_peer = d->veth, .verify = true,
+	};
+	struct zc_xsk_run r;
+	int ret, tries = 0;
+
+	if (zc_xsk_run_open(&r, d, &cfg) || run_socket(&r, nframes)) {
 		/* A device named by --iface may have no native XDP at all. */
-		if (cell->at == AT_NATIVE && !d->veth && strstr(r.why.msg, "attach"))
+		if (row->at == AT_NATIVE && !d->veth && strstr(r.why.msg, "attach"))
 			ktap_skip(c->name, ZC_CLASS_ENV, "%s", r.why.msg);
 		else
 			ktap_fail_why(c->name, &r.why);
-		zc_xsk_run_close(&r);
+		run_close(&r);
 		return;
 	}
 	/*
@@ -426,9 +659,8 @@ static void case_bind(const struct zc_case *c, const struct row *cell,
 	 * need_wakeup has no later moment to take them.
 	 */
 	zc_xsk_fill(&r.x, r.x.nframes / 2);
-	ret = zc_xsk_bind_retry(&r.x, d->ifindex, d->queue, flags, ZC_XSK_BIND_RETRY_S, &tries);
-	r.x.bind_flags = flags;
-	switch (check_bind(&r, cell, ret, tries)) {
+	ret = xsk_bind_retry(&r.x, d->ifindex, d->queue, flags, &tries);
+	switch (check_bind(&r, row, flags, ret, tries)) {
 	case BIND_REFUSED:
 		/* the device's features, as the probe read them */
 		ktap_skip(c->name, ZC_CLASS_ENV, "%s", r.why.msg);
@@ -437,99 +669,97 @@ static void case_bind(const struct zc_case *c, const struct row *cell,
 		ktap_fail_why(c->name, &r.why);
 		break;
 	default:
-		bind_traffic(c, cell, x, &r, tries);
+		bind_traffic(c, row, ctx, &r, tries);
 	}
-	zc_xsk_run_close(&r);
+	run_close(&r);
 }
 
 /* Cases: bind errors */
 
 static void case_bind_err(const struct zc_case *c, const struct row *row,
-			struct xsk_ctx *ctx)
+			  struct xsk_ctx *ctx)
 {
-	const struct bind_error *e = &bind_errors_tab[row->error];
+	const struct bind_error *e = &bind_errors[row->error];
 	const struct zc_xsk_dut *d = &ctx->d;
-	int ifindex = e->ifindex ? e->ifindex : d->ifindex;
+	int ifindex = e->dev == DEV_NONE ? 0 : e->dev == DEV_GONE ? INT_MAX : d->ifindex;
 	uint32_t queue = e->bad_queue ? d->bad_queue : d->queue;
-	struct zc_xsk x;
+	struct zc_xsk xsk;
 	int ret;
 
-	if (e->ifindex == -1)
-		ifindex = 0;
-	ret = zc_xsk_open_in(d, &x, 256);
+	ret = xsk_open(d, &xsk, 256);
 	if (ret) {
 		ktap_fail(c->name, "AF_XDP socket and UMEM: %s", strerror(-ret));
 		return;
 	}
 	/* Retry EBUSY: the queue may still be held by the previous case's socket. */
-	ret = zc_xsk_bind_retry(&x, ifindex, queue, e->flags, ZC_XSK_BIND_RETRY_S, NULL);
-	ktap_result(c->name, ret == e->want,
+	ret = xsk_bind_retry(&xsk, ifindex, queue, e->flags, NULL);
+	ktap_result(c->name, ret == -e->want,
 		    "bind(ifindex %d, queue %u, flags 0x%x) gave %s, expected %s",
 		    ifindex, queue, e->flags, ret ? strerror(-ret) : "success",
-		    strerror(-e->want));
-	zc_xsk_close(&x);
+		    strerror(e->want));
+	xsk_close(&xsk);
 }
 
 static void case_busy(const struct zc_case *c, const struct row *row,
-			struct xsk_ctx *ctx)
+		      struct xsk_ctx *ctx)
 {
 	const struct zc_xsk_dut *d = &ctx->d;
-	struct zc_xsk x1, x2;
+	struct zc_xsk xsk1, xsk2;
 	int ret;
 
-	ret = zc_xsk_open_in(d, &x1, 256);
+	ret = xsk_open(d, &xsk1, 256);
 	if (!ret) {
-		ret = zc_xsk_open_in(d, &x2, 256);
+		ret = xsk_open(d, &xsk2, 256);
 		if (ret)
-			zc_xsk_close(&x1);
+			xsk_close(&xsk1);
 	}
 	if (ret) {
 		ktap_fail(c->name, "AF_XDP socket and UMEM: %s", strerror(-ret));
 		return;
 	}
-	ret = zc_xsk_bind_retry(&x1, d->ifindex, d->queue, XDP_COPY, ZC_XSK_BIND_RETRY_S, NULL);
+	ret = xsk_bind_retry(&xsk1, d->ifindex, d->queue, XDP_COPY, NULL);
 	if (ret) {
 		ktap_fail(c->name, "first bind: %s", strerror(-ret));
 	} else {
-		ret = zc_xsk_bind(&x2, d->ifindex, d->queue, XDP_COPY);
+		/* One socket per queue: the second is refused at once, not retried. */
+		ret = xsk_bind(&xsk2, d->ifindex, d->queue, XDP_COPY);
 		ktap_result(c->name, ret == -EBUSY,
 			    "second socket on queue %u gave %s, expected EBUSY",
 			    d->queue, ret ? strerror(-ret) : "success");
 	}
-	zc_xsk_close(&x2);
-	zc_xsk_close(&x1);
+	xsk_close(&xsk2);
+	xsk_close(&xsk1);
 }
 
 static void case_rebind(const struct zc_case *c, const struct row *row,
 			struct xsk_ctx *ctx)
 {
 	const struct zc_xsk_dut *d = &ctx->d;
-	struct zc_xsk x;
+	struct zc_xsk xsk;
 	double t0;
 	int ret, tries = 0;
 
-	ret = zc_xsk_open_in(d, &x, 256);
+	ret = xsk_open(d, &xsk, 256);
 	if (!ret)
-		ret = zc_xsk_bind_retry(&x, d->ifindex, d->queue, XDP_COPY,
-					ZC_XSK_BIND_RETRY_S, NULL);
-	zc_xsk_close(&x);
+		ret = xsk_bind_retry(&xsk, d->ifindex, d->queue, XDP_COPY, NULL);
+	xsk_close(&xsk);
 	if (ret) {
 		ktap_fail(c->name, "first bind: %s", strerror(-ret));
 		return;
 	}
 	t0 = zc_now();
-	ret = zc_xsk_open_in(d, &x, 256);
+	ret = xsk_open(d, &xsk, 256);
 	if (ret) {
 		ktap_fail(c->name, "AF_XDP socket and UMEM: %s", strerror(-ret));
 		return;
 	}
-	ret = zc_xsk_bind_retry(&x, d->ifindex, d->queue, XDP_COPY, ZC_XSK_BIND_RETRY_S, &tries);
+	ret = xsk_bind_retry(&xsk, d->ifindex, d->queue, XDP_COPY, &tries);
 	if (!ret)
 		ktap_print_msg("queue %u free again %.1f ms after close (%d bind attempts)\n",
 			       d->queue, (zc_now() - t0) * 1e3, tries);
 	ktap_result(c->name, !ret, "rebind after close: %s after %d tries in %.0f ms",
 		    strerror(-ret), tries, (zc_now() - t0) * 1e3);
-	zc_xsk_close(&x);
+	xsk_close(&xsk);
 }
 
 /* Cases: data paths with rates */
@@ -545,20 +775,20 @@ static bool path_tx(enum zc_xsk_path p)
 	return p == ZC_XSK_TXONLY || p == ZC_XSK_L2FWD;
 }
 
-static void print_config(const struct xsk_ctx *x, const struct zc_xsk_run *r,
-			 const struct zc_case *c, const struct row *dc,
+static void print_config(const struct xsk_ctx *ctx, const struct zc_xsk_run *r,
+			 const struct zc_case *c, const struct row *row,
 			 const struct zc_xsk_seen *seen)
 {
-	const struct zc_opts *o = &x->o;
+	const struct zc_opts *o = &ctx->o;
 	char sock[320] = "socket=none", words[64];
 
 	/* What the rate measured: the witness's verdict next to the socket's word. */
-	if (dc->path != ZC_XSK_XDPDROP) {
-		zc_xsk_wit_words(seen, path_rx(dc->path), path_tx(dc->path), words,
+	if (row->path != ZC_XSK_XDPDROP) {
+		zc_xsk_wit_words(seen, path_rx(row->path), path_tx(row->path), words,
 				 sizeof(words));
 		snprintf(sock, sizeof(sock),
 			 "bind=%s+need_wakeup umem=%ux%uB rx_tx_ring=%u fill_comp_ring=%u batch=%d rx_idle=%d_spins_then_poll_1ms xdp_options=%s witness=%s",
-			 bm_name[dc->bm], r->x.nframes, r->x.frame_size, r->x.rx.size,
+			 bind_modes[row->mode].mode, r->x.nframes, r->x.frame_size, r->x.rx.size,
 			 r->x.fq.size, ZC_XSK_BATCH, ZC_XSK_IDLE_SPIN,
 			 r->zc ? "zerocopy" : "copy", words);
 		/* key=value words: no spaces inside the value */
@@ -567,38 +797,38 @@ static void print_config(const struct xsk_ctx *x, const struct zc_xsk_run *r,
 				*p = ',';
 	}
 	zc_report_config(o, c->name, "frame=%uB %s xdp=%s queue=%u generator=%s cpu_tx=%d cpu_rx=%d mtu=%d verify=%s cpu=whole_process_incl_generator",
-		  x->d.frame_len, sock, zc_xsk_at_name(dc->at), x->d.queue,
-		  zc_xsk_gen_desc(&r->g), o->cpu_tx, o->cpu_rx, x->d.topo.mtu,
+		  ctx->d.frame_len, sock, zc_xsk_at_name(row->at), ctx->d.queue,
+		  zc_xsk_gen_desc(&r->g), o->cpu_tx, o->cpu_rx, ctx->d.topo.mtu,
 		  o->verify ? "yes" : "no");
 }
 
 /* Real pair: a zero-copy rate next to the copy rate of the same path. */
-static void report_side_by_side(struct xsk_ctx *x, const struct row *dc,
+static void report_side_by_side(struct xsk_ctx *ctx, const struct row *row,
 				const struct zc_rate *rate)
 {
 	char name[128];
 	double cp;
 
-	if (dc->path == ZC_XSK_XDPDROP)
+	if (row->path == ZC_XSK_XDPDROP)
 		return;
-	if (dc->bm == BM_COPY) {
-		x->copy_mpps[dc->path][dc->at] = rate->mpps.median;
+	if (bind_modes[row->mode].want == WANT_COPY) {
+		ctx->copy_mpps[row->path][row->at] = rate->mpps.median;
 		return;
 	}
-	cp = x->copy_mpps[dc->path][dc->at];
-	if (dc->bm != BM_ZEROCOPY || cp <= 0)
+	cp = ctx->copy_mpps[row->path][row->at];
+	if (bind_modes[row->mode].want != WANT_ZC || cp <= 0)
 		return;
 	ktap_print_msg("%s.%s: copy %.4f Mpps, zero-copy %.4f Mpps, zero-copy/copy %.2f\n",
-		       path_name[dc->path], zc_xsk_at_name(dc->at), cp, rate->mpps.median,
+		       zc_xsk_run_path_names[row->path], zc_xsk_at_name(row->at), cp, rate->mpps.median,
 		       rate->mpps.median / cp);
 	snprintf(name, sizeof(name), "%s.%s.%s.zc_over_copy", TEST_NAME,
-		 path_name[dc->path], zc_xsk_at_name(dc->at));
+		 zc_xsk_run_path_names[row->path], zc_xsk_at_name(row->at));
 	ktap_metric_value(name, rate->mpps.median / cp, "ratio");
 }
 
 /* Rates and the zcmode line; false with r->why when the witness disagrees. */
-static bool report_data(struct xsk_ctx *x, const struct zc_case *c,
-			const struct row *dc, struct zc_xsk_run *r,
+static bool report_data(struct xsk_ctx *ctx, const struct zc_case *c,
+			const struct row *row, struct zc_xsk_run *r,
 			const struct zc_rate *rate, const struct zc_xsk_seen *seen)
 {
 	char prefix[128];
@@ -606,18 +836,18 @@ static bool report_data(struct xsk_ctx *x, const struct zc_case *c,
 
 	snprintf(prefix, sizeof(prefix), "%s.%s", TEST_NAME, c->name);
 	/* The witnesses' counts for every frame the socket moved, its word beside them. */
-	if (dc->path != ZC_XSK_XDPDROP)
-		ok = zc_xsk_wit_judge(prefix, seen, path_rx(dc->path), path_tx(dc->path),
-				      r->zc, &expect[r->zc][dc->at == AT_SKB],
+	if (row->path != ZC_XSK_XDPDROP)
+		ok = zc_xsk_wit_judge(prefix, seen, path_rx(row->path), path_tx(row->path),
+				      r->zc, &expect[r->zc][row->at == AT_SKB],
 				      &r->why);
 	zc_report_rate(prefix, rate, true);
 	/* The generator's own rate: is it above what it feeds? */
-	if (dc->path != ZC_XSK_TXONLY) {
+	if (row->path != ZC_XSK_TXONLY) {
 		snprintf(prefix, sizeof(prefix), "%s.gen.%s.pps", TEST_NAME, c->name);
 		ktap_metric_value(prefix, zc_xsk_gen_mpps(&r->g), "Mpps");
 	}
-	if (x->d.topo.real_pair)
-		report_side_by_side(x, dc, rate);
+	if (ctx->d.topo.real_pair)
+		report_side_by_side(ctx, row, rate);
 	return ok;
 }
 
@@ -640,14 +870,42 @@ static void witness_sample(struct zc_xsk_run *r, enum zc_xsk_path path)
 	zc_xsk_wit_pause(true);
 }
 
-static void case_data(const struct zc_case *c, const struct row *dc,
-			struct xsk_ctx *x)
+/*
+ * A data path's socket bound in its mode, need_wakeup always (as xdpsock
+ * polls); XDP_DROP has none. 0, or -errno with r->why.
+ */
+static int data_bind(struct zc_xsk_run *r, const struct row *row)
 {
-	const struct zc_opts *o = &x->o;
+	const struct zc_xsk_dut *d = r->d;
+	uint16_t flags = bind_modes[row->mode].flags | XDP_USE_NEED_WAKEUP;
+	int err;
+
+	if (row->path == ZC_XSK_XDPDROP)
+		return 0;
+	err = run_socket(r, 1024);
+	if (err)
+		return err;
+	/* Fill before the bind: a zero-copy driver posts its rx buffers then. */
+	if (path_rx(row->path))
+		zc_xsk_fill(&r->x, r->x.nframes);
+	err = xsk_bind_retry(&r->x, d->ifindex, d->queue, flags, NULL);
+	if (err)
+		return zc_why_set(&r->why, "bind(flags 0x%x): %s", flags, strerror(-err));
+	return run_bound(r);
+}
+
+static void case_data(const struct zc_case *c, const struct row *row,
+			struct xsk_ctx *ctx)
+{
+	const struct zc_opts *o = &ctx->o;
 	struct zc_meter_cfg mc = {
 		.duration = o->duration, .warmup = o->warmup, .repeat = o->repeat,
 	};
 	double secs = o->warmup + o->repeat * o->duration + 2 * ZC_XSK_SETTLE_S, t0;
+	const struct zc_xsk_run_cfg cfg = {
+		.at = row->at, .need_peer = true, .verify = o->verify,
+		.drop_only = row->path == ZC_XSK_XDPDROP,
+	};
 	struct zc_why lost = { "" };
 	struct zc_xsk_seen seen;
 	struct zc_rate rate;
@@ -655,38 +913,36 @@ static void case_data(const struct zc_case *c, const struct row *dc,
 	bool ok;
 	int err;
 
-	if (zc_xsk_run_open(&r, &x->d, &(struct zc_xsk_run_cfg){
-				.at = dc->at, .need_peer = true, .verify = o->verify,
-				.nframes = 1024, .drop_only = dc->path == ZC_XSK_XDPDROP,
-			    }) ||
-	    zc_xsk_run_start(&r, dc->path, bm_flags[dc->bm], dc->at == AT_NATIVE, secs)) {
+	if (zc_xsk_run_open(&r, &ctx->d, &cfg) ||
+	    data_bind(&r, row) ||
+	    zc_xsk_run_start(&r, row->path, row->at == AT_NATIVE, secs)) {
 		ktap_fail_why(c->name, &r.why);
-		zc_xsk_run_close(&r);
+		run_close(&r);
 		return;
 	}
 	t0 = zc_now();
-	witness_sample(&r, dc->path);
-	err = zc_measure(&mc, zc_xsk_run_step(dc->path), &r, &rate);
-	zc_xsk_run_drain(&r, dc->path);
+	witness_sample(&r, row->path);
+	err = zc_measure(&mc, zc_xsk_run_step(row->path), &r, &rate);
+	zc_xsk_run_drain(&r, row->path);
 	if (err && !r.err)
 		r.err = err;
 	zc_xsk_run_seen(&r, &seen);
-	print_config(x, &r, c, dc, &seen);
-	if (dc->path != ZC_XSK_TXONLY)
+	print_config(ctx, &r, c, row, &seen);
+	if (row->path != ZC_XSK_TXONLY)
 		zc_xsk_gen_print(&r.g, zc_now() - t0);
-	ok = zc_xsk_run_account(&r, dc->path);
+	ok = zc_xsk_run_account(&r, row->path);
 	/* The pair's counters read once the account has settled. */
-	if (zc_xsk_account_pair(&r, dc->path, &lost) && !ok)
+	if (zc_xsk_account_pair(&r, row->path, &lost) && !ok)
 		/* frames a real pair's wire lost: not the kernel's path */
 		ktap_skip(c->name, ZC_CLASS_ENV, "%s", lost.msg);
 	else if (!ok)
 		ktap_fail_why(c->name, &r.why);
-	else if (report_data(x, c, dc, &r, &rate, &seen))
+	else if (report_data(ctx, c, row, &r, &rate, &seen))
 		ktap_pass(c->name);
 	else
 		ktap_fail_unexpected_why(c->name, &r.why);
 	zc_xsk_wit_pause(false);
-	zc_xsk_run_close(&r);
+	run_close(&r);
 }
 
 /* Options, probe and setup */
@@ -702,37 +958,37 @@ static const struct zc_opt_extra extra_opts[] = {
 	{ NULL }
 };
 
-static int parse_mode(struct xsk_ctx *x, const char *arg, struct zc_why *why)
+static int parse_mode(struct xsk_ctx *ctx, const char *arg, struct zc_why *why)
 {
 	if (!strcmp(arg, "skb"))
-		x->modes = 1 << AT_SKB;
+		ctx->modes = 1 << AT_SKB;
 	else if (!strcmp(arg, "native"))
-		x->modes = 1 << AT_NATIVE;
+		ctx->modes = 1 << AT_NATIVE;
 	else if (!strcmp(arg, "all"))
-		x->modes = (1 << AT_SKB) | (1 << AT_NATIVE);
+		ctx->modes = (1 << AT_SKB) | (1 << AT_NATIVE);
 	else
 		return zc_why_set(why, "--mode wants skb, native or all, got '%s'", arg);
-	x->mode_arg = arg;
+	ctx->mode_arg = arg;
 	return 0;
 }
 
-static int parse_opt(int val, const char *arg, void *ctx, struct zc_why *why)
+static int parse_opt(int val, const char *arg, void *opaque, struct zc_why *why)
 {
-	struct xsk_ctx *x = ctx;
+	struct xsk_ctx *ctx = opaque;
 
 	switch (val) {
 	case OPT_IFACE:
 		if (!*arg || strlen(arg) >= IF_NAMESIZE)
 			return zc_why_set(why, "--iface wants a device name, got '%s'", arg);
-		x->iface = arg;
+		ctx->iface = arg;
 		return 0;
 	case OPT_QUEUE:
-		if (zc_parse_long(arg, 0, 65535, &x->queue))
+		if (zc_parse_long(arg, 0, 65535, &ctx->queue))
 			return zc_why_set(why, "--queue wants an integer in [0, 65535], got '%s'",
 					  arg);
 		return 0;
 	case OPT_MODE:
-		return parse_mode(x, arg, why);
+		return parse_mode(ctx, arg, why);
 	}
 	return zc_why_set(why, "unhandled option");
 }
@@ -747,52 +1003,52 @@ static const struct zc_test_desc desc = {
 	.size_max = ZC_XSK_FRAME_MAX,
 };
 
-static int check_opts(void *ctx, struct zc_why *why)
+static int check_opts(void *opaque, struct zc_why *why)
 {
-	struct xsk_ctx *x = ctx;
+	struct xsk_ctx *ctx = opaque;
 
-	if (x->o.size < ZC_XSK_MIN_FRAME)
+	if (ctx->o.size < ZC_XSK_MIN_FRAME)
 		return zc_why_set(why, "--size wants a frame of at least %d bytes (headers), got %ld",
-				  ZC_XSK_MIN_FRAME, x->o.size);
-	if (x->iface && !if_nametoindex(x->iface))
-		return zc_why_set(why, "--iface %s: no such device", x->iface);
+				  ZC_XSK_MIN_FRAME, ctx->o.size);
+	if (ctx->iface && !if_nametoindex(ctx->iface))
+		return zc_why_set(why, "--iface %s: no such device", ctx->iface);
 	return 0;
 }
 
-static int probe(void *ctx, struct zc_why *why)
+static int probe(void *opaque, struct zc_why *why)
 {
 	static const cap_value_t caps[] = { CAP_NET_ADMIN, CAP_NET_RAW };
 	static const char *const cfg[] = {
 		"CONFIG_XDP_SOCKETS", "CONFIG_BPF_SYSCALL", "CONFIG_VETH", "CONFIG_NET_NS",
 	};
-	const struct xsk_ctx *x = ctx;
+	const struct xsk_ctx *ctx = opaque;
 
 	if (zc_require_caps(why, caps, ZC_ARRAY_SIZE(caps)) ||
 	    zc_require_bpf_caps(why))
 		return -1;
-	return zc_require_config(why, cfg, x->iface ? 2 : ZC_ARRAY_SIZE(cfg));
+	return zc_require_config(why, cfg, ctx->iface ? 2 : ZC_ARRAY_SIZE(cfg));
 }
 
-static int setup(void *ctx, struct zc_why *why)
+static int setup(void *opaque, struct zc_why *why)
 {
-	struct xsk_ctx *x = ctx;
+	struct xsk_ctx *ctx = opaque;
 	int ret;
 
-	ret = zc_xsk_dut_open(&x->d, x->iface, x->queue, why);
+	ret = zc_xsk_dut_open(&ctx->d, ctx->iface, ctx->queue, why);
 	if (ret)
 		return ret == -EOPNOTSUPP ? KSFT_SKIP : -1;
-	x->d.frame_len = x->o.size;
-	x->d.cpu_tx = x->o.cpu_tx;
-	if (zc_probe_bpf(&x->bpf_skip)) {
+	ctx->d.frame_len = ctx->o.size;
+	ctx->d.cpu_tx = ctx->o.cpu_tx;
+	if (zc_probe_bpf(&ctx->bpf_skip)) {
 		ktap_print_msg("no BPF: binds without a program and device checks only (%s)",
-			       x->bpf_skip.msg);
+			       ctx->bpf_skip.msg);
 	} else {
 		struct zc_xsk_prog p;
 
-		zc_why_clear(&x->bpf_skip);
+		zc_why_clear(&ctx->bpf_skip);
 		/* Does the redirect program witness each frame on this kernel? */
 		ret = zc_xsk_prog_load(&p, false);
-		zc_xsk_wit_open(&x->d, !ret && p.wit, ret ? strerror(-ret) : p.nowit);
+		zc_xsk_wit_open(&ctx->d, !ret && p.wit, ret ? strerror(-ret) : p.nowit);
 		zc_xsk_prog_close(&p);
 		/*
 		 * libbpf (1.1) wants vmlinux BTF for any object with a kfunc
@@ -800,11 +1056,11 @@ static int setup(void *ctx, struct zc_why *why)
 		 * has both. Debian's s390x 6.1 is built without it.
 		 */
 		if (ret && access("/sys/kernel/btf/vmlinux", F_OK))
-			zc_why_set(&x->bpf_skip,
+			zc_why_set(&ctx->bpf_skip,
 				   "kernel has no BTF (CONFIG_DEBUG_INFO_BTF off, no /sys/kernel/btf/vmlinux): libbpf refuses xsk.bpf.o, whose witness uses a kfunc and CO-RE (%s)",
 				   strerror(-ret));
 	}
-	zc_pin_cpu(x->o.cpu_rx);
+	zc_pin_cpu(ctx->o.cpu_rx);
 	return 0;
 }
 
@@ -827,8 +1083,8 @@ int main(int argc, char **argv)
 	struct xsk_ctx ctx = { .modes = (1 << AT_SKB) | (1 << AT_NATIVE) };
 
 	const struct zc_matrix ms[] = {
-		row_matrix(&features), row_matrix(&binds), row_matrix(&bind_errors),
-		row_matrix(&data),
+		row_matrix(&features), row_matrix(&binds), row_matrix(&bind_error_cases),
+		row_matrix(&data), row_matrix(&xdpdrop),
 	};
 
 	return zc_matrix_main(&test, ms, ZC_ARRAY_SIZE(ms), argc, argv,

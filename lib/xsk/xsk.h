@@ -18,6 +18,14 @@
 #include "core/why.h"
 #include "bpf/xsk_abi.h"
 
+/* libc headers older than AF_XDP */
+#ifndef AF_XDP
+#define AF_XDP		44
+#endif
+#ifndef SOL_XDP
+#define SOL_XDP		283
+#endif
+
 /* A flag no kernel defines (bind must refuse it with EINVAL). */
 #define ZC_XDP_UNKNOWN_FLAG	(1 << 15)
 
@@ -33,13 +41,11 @@ struct zc_xsk_ring {
 	size_t map_len;
 };
 
-struct zc_xsk_cfg {
-	uint32_t frame_size;	/* power of two, 2048 or 4096; 0: 2048 */
-	uint32_t nframes;	/* 0: 1024 (2 MiB of UMEM, memlock is small) */
-	uint32_t ring_size;	/* rx and tx, power of two; 0: 512 */
-	/* fill and completion rings hold every frame, so recycling never waits */
-};
-
+/*
+ * One socket, its UMEM and its four rings; the test makes and binds it
+ * (tests/xsk_bind.c: xsk_open, xsk_bind), the data paths here move
+ * frames through it.
+ */
 struct zc_xsk {
 	int fd;
 	void *umem;
@@ -48,31 +54,12 @@ struct zc_xsk {
 	struct zc_xsk_ring fq, cq, rx, tx;
 	uint64_t *free_addr;	/* frames owned by user space */
 	uint32_t nfree;
+	/* Where and how the test's bind(2) bound it (the XSKMAP key is the queue). */
 	int ifindex;
 	uint32_t queue;
 	uint16_t bind_flags;
-	bool bound;
 };
 
-/*
- * Socket, UMEM registration, four rings sized and mmap'ed; fd is the
- * AF_XDP socket made in the calling thread's namespace, or sock_fd >= 0 to
- * adopt one made elsewhere (zc_socket_in()). Every frame starts in the
- * free list. Returns 0 or -errno; on failure nothing is left open.
- */
-int zc_xsk_create(struct zc_xsk *x, const struct zc_xsk_cfg *cfg, int sock_fd);
-/* bind(2) with exactly these sxdp_flags. Returns 0 or -errno. */
-int zc_xsk_bind(struct zc_xsk *x, int ifindex, uint32_t queue, uint16_t flags);
-/*
- * bind, retrying EBUSY (a queue stays busy a little while after the last
- * socket on it closed) until timeout seconds; *tries counts the attempts.
- */
-int zc_xsk_bind_retry(struct zc_xsk *x, int ifindex, uint32_t queue,
-		      uint16_t flags, double timeout, int *tries);
-void zc_xsk_close(struct zc_xsk *x);
-
-/* XDP_OPTIONS: 1 zero-copy, 0 copy, or -errno. */
-int zc_xsk_is_zerocopy(const struct zc_xsk *x);
 int zc_xsk_stats(const struct zc_xsk *x, struct xdp_statistics *st);
 
 /*

@@ -10,10 +10,6 @@
 
 #include "xsk/xsk_dut.h"
 
-#ifndef AF_XDP
-#define AF_XDP 44
-#endif
-
 #define MTU	1500
 /* virtio feature bits (include/uapi/linux/virtio_config.h, virtio_net.h) */
 #define VIRTIO_BIT_ACCESS_PLATFORM	33

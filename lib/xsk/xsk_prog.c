@@ -14,9 +14,13 @@
 #include "xsk/xsk_prog.h"
 #include "xsk.skel.h"
 
+const char *const zc_xsk_at_names[] = {
+	[ZC_XSK_AT_SKB] = "skb", [ZC_XSK_AT_NATIVE] = "native",
+};
+
 const char *zc_xsk_at_name(enum zc_xsk_attach at)
 {
-	return at == ZC_XSK_AT_SKB ? "skb" : "native";
+	return zc_xsk_at_names[at];
 }
 
 struct link_args {

@@ -17,6 +17,8 @@
 /* How a program is attached: the generic (skb) or the driver's path. */
 enum zc_xsk_attach { ZC_XSK_AT_SKB, ZC_XSK_AT_NATIVE, ZC_XSK_AT_N };
 
+/* By attach mode: the cases' name parts. */
+extern const char *const zc_xsk_at_names[ZC_XSK_AT_N];
 const char *zc_xsk_at_name(enum zc_xsk_attach at);
 
 struct xsk;

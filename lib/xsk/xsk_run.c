@@ -12,23 +12,12 @@
 #include "xsk/xsk_pair.h"
 #include "xsk/xsk_run.h"
 
-#ifndef AF_XDP
-#define AF_XDP 44
-#endif
-
 #define GEN_MAX_FRAMES	(200ULL * 1000 * 1000)
 
-int zc_xsk_open_in(const struct zc_xsk_dut *d, struct zc_xsk *x, uint32_t nframes)
-{
-	struct zc_xsk_cfg cfg = { .nframes = nframes };
-	int fd = zc_socket_in(d->nsfd, AF_XDP, SOCK_RAW, 0);
-
-	if (fd < 0) {
-		x->fd = -1;
-		return fd;
-	}
-	return zc_xsk_create(x, &cfg, fd);
-}
+const char *const zc_xsk_run_path_names[] = {
+	[ZC_XSK_RXDROP] = "rxdrop", [ZC_XSK_TXONLY] = "txonly",
+	[ZC_XSK_L2FWD] = "l2fwd", [ZC_XSK_XDPDROP] = "xdpdrop",
+};
 
 /* Receive side: verify, hand frames on to tx (l2fwd) or back to fill. */
 
@@ -304,32 +293,22 @@ int zc_xsk_run_open(struct zc_xsk_run *r, struct zc_xsk_dut *d,
 		if (err)
 			return err;
 	}
-	if (drop_only)
-		return 0;
-	err = zc_xsk_open_in(d, &r->x, cfg->nframes);
-	if (err)
-		zc_why_set(&r->why, "AF_XDP socket and UMEM: %s", strerror(-err));
-	return err;
+	return 0;
 }
 
 void zc_xsk_run_close(struct zc_xsk_run *r)
 {
 	zc_xsk_gen_close(&r->g);
-	zc_xsk_close(&r->x);
 	zc_xsk_prog_close(&r->a);
 	zc_xsk_prog_close(&r->b);
 }
 
-int zc_xsk_run_bound(struct zc_xsk_run *r, uint16_t flags)
+int zc_xsk_run_bound(struct zc_xsk_run *r, bool zc)
 {
-	int zc = zc_xsk_is_zerocopy(&r->x), err;
+	int err;
 
-	if (zc < 0) {
-		zc_why_set(&r->why, "XDP_OPTIONS: %s", strerror(-zc));
-		return zc;
-	}
 	r->zc = zc;
-	r->wakeup = flags & XDP_USE_NEED_WAKEUP;
+	r->wakeup = r->x.bind_flags & XDP_USE_NEED_WAKEUP;
 	zc_xsk_wit_mark(&r->a, &r->mark);
 	err = zc_xsk_prog_map_add(&r->a, &r->x);
 	if (err)
@@ -403,27 +382,12 @@ int zc_xsk_run_burst(struct zc_xsk_run *r)
 
 /* Data paths */
 
-int zc_xsk_run_start(struct zc_xsk_run *r, enum zc_xsk_path path,
-		     uint16_t flags, bool native, double seconds)
+int zc_xsk_run_start(struct zc_xsk_run *r, enum zc_xsk_path path, bool native,
+		     double seconds)
 {
 	const struct zc_xsk_dut *d = r->d;
 	int err;
 
-	flags |= XDP_USE_NEED_WAKEUP;
-	/* Fill before the bind: a zero-copy driver posts its rx buffers then. */
-	if (path == ZC_XSK_RXDROP || path == ZC_XSK_L2FWD)
-		zc_xsk_fill(&r->x, r->x.nframes);
-	if (path != ZC_XSK_XDPDROP) {
-		err = zc_xsk_bind_retry(&r->x, d->ifindex, d->queue, flags,
-					ZC_XSK_BIND_RETRY_S, NULL);
-		if (err) {
-			zc_why_set(&r->why, "bind(flags 0x%x): %s", flags, strerror(-err));
-			return err;
-		}
-		err = zc_xsk_run_bound(r, flags);
-		if (err)
-			return err;
-	}
 	if (path == ZC_XSK_TXONLY) {
 		tx_prebuild(r);
 		return 0;

@@ -23,10 +23,12 @@
 #define ZC_XSK_BATCH		64	/* ring entries handled per step */
 #define ZC_XSK_IDLE_SPIN	256	/* empty rx polls before sleeping in poll(2) */
 #define ZC_XSK_BURST		32	/* frames each way after a bind */
-#define ZC_XSK_BIND_RETRY_S	1.0	/* a closed socket's queue stays busy ~16 ms */
 #define ZC_XSK_SETTLE_S		1.0	/* bound on every drain after a run */
 
 enum zc_xsk_path { ZC_XSK_RXDROP, ZC_XSK_TXONLY, ZC_XSK_L2FWD, ZC_XSK_XDPDROP };
+#define ZC_XSK_PATH_N	(ZC_XSK_XDPDROP + 1)
+/* By path: xdpsock's names, the cases' name parts. */
+extern const char *const zc_xsk_run_path_names[ZC_XSK_PATH_N];
 
 struct zc_xsk_run {
 	struct zc_xsk_dut *d;
@@ -44,41 +46,39 @@ struct zc_xsk_run {
 	bool pair_marked;
 };
 
-/* An AF_XDP socket with its UMEM in d's namespace: 0 or -errno. */
-int zc_xsk_open_in(const struct zc_xsk_dut *d, struct zc_xsk *x, uint32_t nframes);
-
 /* How zc_xsk_run_open() sets a run up. */
 struct zc_xsk_run_cfg {
 	enum zc_xsk_attach at;	/* the redirect's attach mode on d */
 	bool need_peer;		/* the counter on the peer too */
 	bool verify;		/* every frame's bytes checked */
-	uint32_t nframes;	/* UMEM frames */
 	bool drop_only;		/* the counter alone: no redirect, no socket */
 };
 
 /*
- * Programs loaded and attached as cfg says, socket made. 0, or -errno
- * with r->why; close r either way.
+ * Programs loaded and attached as cfg says; r->x is the test's to open
+ * (fd -1 until then) and to close. 0, or -errno with r->why; close r
+ * either way.
  */
 int zc_xsk_run_open(struct zc_xsk_run *r, struct zc_xsk_dut *d,
 		    const struct zc_xsk_run_cfg *cfg);
 void zc_xsk_run_close(struct zc_xsk_run *r);
 /*
- * After a successful bind: zero-copy state read, socket in the XSKMAP,
+ * After the test's bind(2), zc as XDP_OPTIONS said: socket in the XSKMAP,
  * the witnesses' counts marked (zc_xsk_run_seen counts from there).
  */
-int zc_xsk_run_bound(struct zc_xsk_run *r, uint16_t flags);
+int zc_xsk_run_bound(struct zc_xsk_run *r, bool zc);
 /* What the witnesses saw since the bind. */
 void zc_xsk_run_seen(const struct zc_xsk_run *r, struct zc_xsk_seen *s);
 /* ZC_XSK_BURST frames each way, payloads checked: 0 or -EIO with r->why. */
 int zc_xsk_run_burst(struct zc_xsk_run *r);
 
 /*
- * A data path started: socket bound with flags (plus need_wakeup), rings
- * primed, generator running for at most seconds. 0 or -errno with r->why.
+ * A data path started on the socket the test bound (XDP_DROP: none): tx
+ * frames prebuilt, generator running for at most seconds. 0 or -errno
+ * with r->why.
  */
-int zc_xsk_run_start(struct zc_xsk_run *r, enum zc_xsk_path path,
-		     uint16_t flags, bool native, double seconds);
+int zc_xsk_run_start(struct zc_xsk_run *r, enum zc_xsk_path path, bool native,
+		     double seconds);
 /* The meter's step for a path (arg: the run). */
 zc_step_fn zc_xsk_run_step(enum zc_xsk_path path);
 /* Generator stopped, everything in flight received or completed. */
