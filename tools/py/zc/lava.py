@@ -36,7 +36,7 @@ import tarfile
 import tempfile
 import time
 
-from zc import TOP, results as zr, vmtest as vm
+from zc import TOP, results as zr, vmbase, vmdebian, vmguest, vmtree
 
 ME = "lavacheck"
 EXIT_BAD, EXIT_SKIP, EXIT_USAGE = 1, 125, 128
@@ -166,14 +166,14 @@ def render_device(tdir, context, path):
 def guest_tree(build, stage):
 	"""make install as vmtest makes it for a guest (no python there)."""
 	args = argparse.Namespace(build=build, rev=None)
-	return vm.build_suite(args, stage)
+	return vmtree.build_suite(args, stage)
 
 
 def ramdisk(kernel, tree, path):
 	"""busybox, the host programs run_tests.sh needs, the libraries of
 	those and of the tree's binaries, the suite's modules; the tree
 	itself comes as LAVA's overlay. gzip'd newc cpio."""
-	c = vm.Cpio()
+	c = vmguest.Cpio()
 	for d in ("proc", "sys", "dev", "tmp", "run", "root", "etc",
 		  "usr/bin", "usr/sbin", "usr/lib", "usr/lib64", "opt"):
 		c.mkdir(d)
@@ -182,7 +182,7 @@ def ramdisk(kernel, tree, path):
 	c.chardev("dev/console", 5, 1)
 	c.chardev("dev/null", 1, 3)
 	progs = []
-	for p in vm.HOST_PROGS:
+	for p in vmbase.HOST_PROGS:
 		w = shutil.which(p, path="/usr/sbin:/usr/bin:/sbin:/bin")
 		if not w:
 			raise Skip("host program %s missing" % p)
@@ -195,10 +195,10 @@ def ramdisk(kernel, tree, path):
 				if fh.read(4) == b"\x7fELF":
 					bins.append(p)
 	for p in progs:
-		c.host_file(vm.guest_path(p), os.path.realpath(p))
-	for lib in vm.shared_libs(progs + bins):
-		c.host_file(vm.guest_path(lib), os.path.realpath(lib))
-	bb = vm.find_busybox()
+		c.host_file(vmbase.guest_path(p), os.path.realpath(p))
+	for lib in vmguest.shared_libs(progs + bins):
+		c.host_file(vmbase.guest_path(lib), os.path.realpath(lib))
+	bb = vmbase.find_busybox()
 	if not bb:
 		raise Skip("no static busybox (busybox-static) for the ramdisk")
 	c.host_file("usr/bin/busybox", bb)
@@ -207,7 +207,7 @@ def ramdisk(kernel, tree, path):
 	for a in applets:
 		if "usr/bin/" + a not in c.names and "usr/sbin/" + a not in c.names:
 			c.symlink("usr/bin/" + a, "busybox")
-	mods, _ = vm.resolve_modules(kernel, vm.BASE_MODULES)
+	mods, _ = vmdebian.resolve_modules(kernel, vmbase.BASE_MODULES)
 	for name, data in mods:
 		c.file("lib/modules/zc/%s.ko" % name, data)
 	c.file("lib/modules/zc/order",
@@ -298,7 +298,7 @@ def lava_results(log_path):
 
 def guest_tap(port, path):
 	"""The run.tap the guest wrote to its second serial port, or None."""
-	text = vm.read_text(port).replace("\r", "")
+	text = vmbase.read_text(port).replace("\r", "")
 	b, e = text.find(TAP_BEGIN), text.find(TAP_END)
 	if b < 0 or e < b:
 		return None
@@ -357,7 +357,7 @@ def parse_args(argv):
 		epilog="Exit: 0 LAVA recorded every result of run.tap alike, "
 		"1 one is missing or differs, 125 this machine cannot run "
 		"the job, 128 usage. Needs root (apt, lava-run).")
-	p.add_argument("--debian", default="6.12", choices=sorted(vm.DEBIAN),
+	p.add_argument("--debian", default="6.12", choices=sorted(vmbase.DEBIAN),
 		       help="the Debian kernel series vmtest fetches "
 		       "(default %(default)s)")
 	p.add_argument("--args", dest="run_args", metavar="ARGS",
@@ -384,9 +384,9 @@ def prepare(args, out):
 	cache = os.path.join(os.path.expanduser("~"), ".cache", "zc-vmtest")
 	os.makedirs(cache, exist_ok=True)
 	try:
-		kernel = vm.Kernel(vm.fetch_debian(cache, vm.Apt(cache),
+		kernel = vmdebian.Kernel(vmdebian.fetch_debian(cache, vmdebian.Apt(cache),
 						   args.debian))
-	except vm.EnvSkip as e:
+	except vmbase.EnvSkip as e:
 		raise Skip(str(e))
 	log("kernel %s" % kernel.vmlinuz)
 	stage = os.path.join(out, "stage")
