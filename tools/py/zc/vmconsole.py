@@ -11,6 +11,36 @@ from zc import TOP
 from zc.vmbase import read_text
 
 
+def splat_classes(path=None):
+	"""The splats file's patterns (the suite's one list of the kernel's
+	report first lines) by class: {class: [pattern]}, a pattern's class
+	from the "#: CLASS" line above it."""
+	got, cls = {}, ""
+	with open(path or os.path.join(TOP, "splats")) as f:
+		for line in f:
+			line = line.rstrip("\n")
+			if line.startswith("#:"):
+				cls = line[2:].strip()
+			elif line and not line.startswith("#"):
+				got.setdefault(cls, []).append(line)
+	return got
+
+
+SPLATS = splat_classes()
+# A kernel log line's timestamp, when the console has one.
+STAMP = r"(?:\[[ 0-9.]+\] )?"
+
+
+def splat_re(*classes):
+	"""The patterns of these classes (all without one) as one
+	alternation."""
+	return "|".join(p for c in classes or SPLATS for p in SPLATS.get(c, ()))
+
+
+# A CPU that got no time (stall), a stall report on a boot's console.
+STALL_RE = re.compile(splat_re("stall"))
+
+
 # A guest silent this long is hung: run_tests.sh in it stops a test at
 # its timeout (240 s) and prints a line.
 HANG_S = 300
@@ -22,13 +52,7 @@ HANG_S = 300
 # loaded host logged an RCU stall every 21 s of guest time from 22 s on
 # and never reached the suite.
 BOOT_S = 240
-
-
 BOOT_STALLS = 3
-
-
-STALL_RE = re.compile(r"rcu: INFO: rcu_\w+ (?:self-)?detected stall|"
-		      r"watchdog: BUG: soft lockup")
 
 
 # The guest's init says this after it sent the results; a guest that
@@ -63,8 +87,7 @@ def suite_started(console):
 	return SUITE_START in console or EXEC_START in console
 
 
-PANIC_RE = re.compile(r"^(?:\[[ 0-9.]+\] )?((?:Oops|Kernel panic|"
-		      r"general protection fault|BUG: |kernel BUG at ).*)$")
+PANIC_RE = re.compile(r"^%s((?:%s).*)$" % (STAMP, splat_re("crash")))
 
 
 CASE_LINE_RE = re.compile(r"^# (?:not )?ok [0-9]+ (\S+)")
@@ -198,14 +221,7 @@ RUNNER_FAIL_RE = re.compile(r"^not ok [0-9]+ selftests: .*$", re.M)
 CASE_FAIL_RE = re.compile(r"^# not ok [0-9]+ (\S+)", re.M)
 
 
-def splat_heads():
-	"""The splats file's patterns (the suite's one list of the kernel's
-	report first lines), as one alternation."""
-	with open(os.path.join(TOP, "splats")) as f:
-		return "|".join(l.rstrip("\n") for l in f if not l.startswith("#"))
-
-
-REPORT_RE = re.compile(r"^(?:\[[ 0-9.]+\] )?((?:%s).*)$" % splat_heads())
+REPORT_RE = re.compile(r"^%s((?:%s).*)$" % (STAMP, splat_re()))
 
 
 def unattributed_reports(text, results, blind=False):
@@ -236,13 +252,9 @@ def unattributed_reports(text, results, blind=False):
 	return bad
 
 
-# What the kernel says when a CPU or task got no time: RCU stalls (and
-# the kthread starvation lines that follow them), soft lockups, hung
-# tasks.
-STARVE_RE = re.compile(r"(?:\[[ 0-9.]+\] )?(?:rcu: INFO: |"
-		       r"rcu: \S+ kthread (?:starved|timer wakeup)|"
-		       r"watchdog: BUG: soft lockup|"
-		       r"INFO: task .* blocked for more than)")
+# What the kernel says when a CPU or task got no time: RCU stalls and
+# soft lockups (stall), hung tasks (hung).
+STARVE_RE = re.compile(r"%s(?:%s)" % (STAMP, splat_re("stall", "hung")))
 
 
 def starve_blind(clock):
