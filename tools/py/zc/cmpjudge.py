@@ -8,6 +8,7 @@ import math
 import re
 
 from zc import results as zr
+from zc.provenance import kernel_from_config
 from zc.cmprun import ZC_RANK, clock_name, clock_notes, run_entry, side_clocks
 
 
@@ -549,7 +550,7 @@ def meta(run):
 	k = run.get("kernel") or {}
 	m = run.get("machine") or {}
 	return {"source": run.get("source"), "kind": run.get("kind"),
-		"kernel": k.get("release") or zr.kernel_from_config(run),
+		"kernel": k.get("release") or kernel_from_config(run),
 		"suite_version": run.get("suite_version"),
 		"date": run.get("date"), "nproc": m.get("nproc"),
 		"cpu_model": m.get("cpu_model")}

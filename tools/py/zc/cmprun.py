@@ -11,6 +11,7 @@ import os
 import sys
 
 from zc import results as zr
+from zc.provenance import apply_provenance
 
 
 ZC_RANK = {"zerocopy": 2, "mixed": 1, "copied": 0}
@@ -112,7 +113,7 @@ def load_dir(path):
 def with_provenance(run):
 	"""What the run recorded about itself (run.tap's provenance lines);
 	unknown stays unknown."""
-	zr.apply_provenance(run)
+	apply_provenance(run)
 
 
 def is_results_dir(path):

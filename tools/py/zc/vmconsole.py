@@ -87,7 +87,10 @@ def suite_started(console):
 	return SUITE_START in console or EXEC_START in console
 
 
-PANIC_RE = re.compile(r"^%s((?:%s).*)$" % (STAMP, splat_re("crash")))
+PANIC_RE = re.compile(r"^%s((?:%s).*)$" % (STAMP,
+					    splat_re("crash", "panic")))
+# The kernel stopped: reported however often the suite saw it.
+HALT_RE = re.compile(splat_re("panic"))
 
 
 CASE_LINE_RE = re.compile(r"^# (?:not )?ok [0-9]+ (\S+)")
@@ -247,7 +250,7 @@ def unattributed_reports(text, results, blind=False):
 		first = m.group(1).strip()[:150]
 		if blind and STARVE_RE.match(first):
 			continue
-		if first.startswith("Kernel panic") or first not in seen:
+		if HALT_RE.match(first) or first not in seen:
 			bad.append(first)
 	return bad
 
