@@ -14,6 +14,7 @@
 #include "core/splat.h"
 #include "core/util.h"
 #include "splats.h"		/* generated from the splats file */
+#include "known_bugs.h"		/* generated from the known_bugs file */
 
 /* A splat longer than this many records is closed anyway. */
 #define SPLAT_MAX_LINES	200
@@ -301,16 +302,7 @@ enum zc_splat_owner zc_splat_owner(const struct zc_splat *s,
  * FAIL. Probes look at behaviour or BTF, never at a version number:
  * vendors backport fixes.
  */
-static const struct zc_known_bug known_bugs[] = {
-	{
-		.name = "sockmap-psock-destroy-mem-accounting",
-		/* "at FILE:LINE FUNC" (up to 6.x), "FILE:LINE at FUNC" (7.x) */
-		.first = "WARNING: *net/ipv4/af_inet.c:* inet_sock_destruct*",
-		.where = "sk_psock_destroy",
-		.probe = NULL,
-		.fix = NULL,
-	},
-};
+static const struct zc_known_bug known_bugs[] = { ZC_KNOWN_BUG_SPLATS };
 
 static bool splat_mentions(const struct zc_splat *s, const char *fn)
 {
