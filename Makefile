@@ -239,11 +239,15 @@ $(OUTPUT)/lib/%.o: $(TOP)/lib/%.c $(LIB_HDRS) $(BPF_SKELS) $(SPLATS_H) $(KNOWN_B
 	$(CC) $(ZC_CFLAGS) -c -o $@ $<
 
 # splats: "#" lines are comments, every other line a pattern; the header
-# holds them as one C string, "^(a|b|...)".
+# holds them as one C string, "^(a|b|...)", and those of the classes
+# stall and hung (a "#: CLASS" line above them) as another.
 $(SPLATS_H): $(TOP)/splats | $(OUTPUT)
-	{ printf '/* Generated from splats by make: edit that file. */\n#define ZC_SPLAT_HEADS_RE "^('; \
-	  grep -v '^#' $< | sed 's/\\/\\\\/g; s/"/\\"/g' | paste -sd'|' | tr -d '\n'; \
-	  printf ')"\n'; } > $@.tmp && mv $@.tmp $@
+	awk '/^#:/ { c = $$2; next } /^#/ || NF == 0 { next } \
+	  { gsub(/\\/, "\\\\"); gsub(/"/, "\\\""); all = all s1 $$0; s1 = "|"; \
+	    if (c == "stall" || c == "hung") { st = st s2 $$0; s2 = "|" } } \
+	  END { print "/* Generated from splats by make: edit that file. */"; \
+	    printf "#define ZC_SPLAT_HEADS_RE \"^(%s)\"\n", all; \
+	    printf "#define ZC_SPLAT_STARVE_RE \"^(%s)\"\n", st }' $< > $@.tmp && mv $@.tmp $@
 
 # known_bugs: "#" lines are comments, every other line a bug (tab-separated
 # fields); the header names each bug (ZC_BUG_<NAME>) and lists those

@@ -49,6 +49,16 @@ static bool is_splat_start(const char *t)
 	return state > 0 && !regexec(&re, t, 0, NULL, 0);
 }
 
+bool zc_splat_starve(const struct zc_splat *s)
+{
+	static regex_t re;
+	static int state;	/* 0 not compiled, 1 compiled, -1 failed */
+
+	if (!state)
+		state = regcomp(&re, ZC_SPLAT_STARVE_RE, REG_EXTENDED | REG_NOSUB) ? -1 : 1;
+	return state > 0 && !regexec(&re, s->first, 0, NULL, 0);
+}
+
 static bool is_splat_end(const struct zc_kmsg_parser *p, const char *t)
 {
 	if (starts(t, "---[ end trace") || starts(t, "---[ end Kernel panic"))

@@ -8,7 +8,6 @@ import re
 
 from zc import results as zr
 from zc.vmbase import read_text
-from zc.vmconsole import STARVE_RE, reports_after, starve_blind, starved_cases
 
 
 # ------------------------------------------------------------- matrix
@@ -29,41 +28,12 @@ def col_pairs(col):
 	return out
 
 
-def unstarve(cells, key, starved, after=()):
-	"""Under wall-clock TCG, a case failed by stall reports alone is no
-	verdict: a skip that quotes the report; so is its test's row when
-	nothing else failed there and every report the runner saw after the
-	test's last cases (after) was a stall report too."""
-	hit = False
-	for case, rep in starved.items():
-		c = cells.get("%s/%s" % (key, case))
-		if c and c["status"] == "fail":
-			c["status"] = "skip"
-			c["reason"] = "starved: the guest logged a stall report " \
-				"during the case (%s); under wall-clock TCG that " \
-				"is how this host ran its vCPUs, not a verdict" % \
-				short(rep, 90)
-			hit = True
-	kids = [c for k, c in cells.items() if k.startswith(key + "/")]
-	t = cells.get(key)
-	late = bool(after) and all(STARVE_RE.match(r) for r in after)
-	if (hit or late) and t and t["status"] == "fail" and \
-	   not any(c["status"] in ("fail", "xpass", "error") for c in kids) and \
-	   all(STARVE_RE.match(r) for r in after):
-		t["status"] = "skip"
-		t["reason"] = "its only failures were stall reports under " \
-			"wall-clock TCG (%s)" % (
-				"the cases say which" if hit else
-				"after its last case: " + short(after[0], 90))
-
-
 def parse_column(zr, col):
 	"""{row key: cell} for one kernel; row keys 'test/case'."""
 	cells = {}
 	order = []
 	if not col.get("results"):
 		return cells, order
-	blind = starve_blind(col.get("clock"))
 	subs = [("suite", "")] + [(k, sfx) for k, sfx, _ in col_pairs(col)]
 	for sub, suffix in subs:
 		d = os.path.join(col["results"], sub)
@@ -79,7 +49,6 @@ def parse_column(zr, col):
 		except zr.InputError as e:
 			col["problems"].append(str(e))
 			continue
-		runtap = read_text(os.path.join(d, "run.tap")) if blind else ""
 		for test, t in runinfo["tests"].items():
 			key = test + suffix
 			cases = [(c, v) for c, v in runinfo["cases"].items()
@@ -95,10 +64,6 @@ def parse_column(zr, col):
 					     "metric": figs.get(v["case"], ""),
 					     "test": False}
 				order.append(rk)
-			if blind:
-				unstarve(cells, key, starved_cases(read_text(
-					os.path.join(d, test + ".log"))),
-					 reports_after(runtap, test))
 	return cells, order
 
 
