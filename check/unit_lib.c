@@ -612,6 +612,26 @@ static void test_kmsg_starve(void)
 	check(!zc_starved_blind(), "kmsg.starve.sees_on_a_host", "ZC_CLOCK unset");
 }
 
+/* A failed ZC_EXPECT_* names both expressions, both values and its line. */
+static void test_why_expect(void)
+{
+	struct zc_why why = { "" };
+	int seen = 4095, calls = 0;
+	const int want = 4096;
+	bool ok;
+	int line;
+
+	ok = ZC_EXPECT_EQ(&why, seen, want); line = __LINE__;
+	check(!ok && !strcmp(why.msg, "seen (4095) == want (4096)") &&
+	      why.line == line && why.file && strstr(why.file, "unit_lib.c"),
+	      "why.expect_eq_says_both", why.msg);
+	zc_why_clear(&why);
+	ok = ZC_EXPECT_GE(&why, ++calls, 1);
+	check(ok && calls == 1 && !why.msg[0], "why.expect_evaluates_once", why.msg);
+	check(!ZC_EXPECT_NE(&why, seen, 4095) &&
+	      !strcmp(why.msg, "seen (4095) != 4095 (4095)"), "why.expect_ne", why.msg);
+}
+
 static void test_kmsg_parse(void)
 {
 	static const struct {
@@ -1080,6 +1100,7 @@ int main(void)
 	test_parse_numbers();
 	test_kmsg_parse();
 	test_kmsg_starve();
+	test_why_expect();
 	test_kmsg_runner();
 	test_case_rows();
 	test_pre_xfail();
