@@ -14,14 +14,11 @@ from zc.cmprun import ZC_RANK, clock_name, clock_notes, run_entry, side_clocks
 
 EXIT_OK, EXIT_REGRESSION, EXIT_UNDECIDED = 0, 1, 125
 
-
 # A usage error is no verdict: 128 is outside git bisect's good (0),
 # bad (1-127) and skip (125), so a bisect stops on it.
 EXIT_USAGE = 128
 
-
 MIN_SAMPLES = 3
-
 
 # Repeats inside one run do not cover the drift between runs: on the
 # shared 2-vCPU VM per-run medians of one rate spread by ~16% while the
@@ -29,20 +26,15 @@ MIN_SAMPLES = 3
 # at least 3 a side; doc/noise.md says how many buy what.
 MIN_RUNS = 3
 
-
 # Defaults of the test over runs; chosen from pools measured with
 # tools/zc-power (doc/noise.md).
 ALPHA = 0.002
 
-
 TEST = "t"
-
 
 NORMALISE = "none"
 
-
 THRESHOLD = 5.0
-
 
 # Under qemu's instruction counting (tools/vmtest --icount) a rate
 # repeats within ~0.15 % across boots and its repeats within ~0.05 %
@@ -54,13 +46,10 @@ THRESHOLD = 5.0
 # its repeats (the runs of one boot do not drift as a host does).
 ICOUNT_THRESHOLD = 1.0
 
-
 ICOUNT_MIN_RUNS = 1
-
 
 # Statuses that count as "works"; a case leaving them for one of BAD regressed.
 GOOD = ("pass", "xfail")
-
 
 BAD = ("fail", "xpass", "error", "unknown")
 
@@ -273,7 +262,6 @@ def metric_verdict(b, n, unit, args):
 
 
 SPEED_SUFFIX = ".machine.speed"
-
 
 # Softirq seconds of the whole machine per GB: every other job's traffic
 # lands in them too. On the shared VM they caused nearly all false alarms

@@ -63,7 +63,6 @@ def rule_text(rep):
 
 WIDTH = 100
 
-
 # What the default report shows: a change, not noise (LKP's compare
 # hides noise unless asked); --all shows every row.
 CHANGED = ("regressed", "improved", "changed")
@@ -158,7 +157,6 @@ def text_report(rep, out, show_all=False):
 VERDICT_ORDER = ["regressed", "improved", "noisy", "insufficient", "changed",
 		 "environment", "harness", "missing", "added", "not-run",
 		 "derived", "shown", "speed", "unchanged"]
-
 
 COLORS = {"regressed": "#c0392b", "improved": "#1e8449",
 	  "unchanged": "#5d6d7e", "noisy": "#b9770e",

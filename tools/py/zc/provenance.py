@@ -59,10 +59,8 @@ PROVENANCE = {"suite_version": ("suite_version",), "date": ("date",),
 	      "taint_before": ("comparability", "taint_before"),
 	      "taint_after": ("comparability", "taint_after")}
 
-
 PROVENANCE_KEYS = ("suite_version", "date", "kernel", "machine",
 		   "comparability")
-
 
 INT_FIELDS = ("nproc", "taint_before", "taint_after")
 

@@ -15,7 +15,6 @@ from zc import TOP
 
 ME = "vmtest"
 
-
 # Debian kernel series --debian knows: a package-name pattern whose
 # group 1 is the version to pick the highest of. "newest" is the highest
 # 7.x in trixie-backports; "5.10" is bullseye's LTS kernel, asked for by
@@ -29,25 +28,19 @@ DEBIAN = {
 	"newest": r"^linux-image-(7\.[0-9]+\.[0-9]+)\+deb[0-9]+-amd64(-unsigned)?$",
 }
 
-
 DEBIAN_ALL = ("6.1", "6.12", "6.18", "newest")
-
 
 # No guest starts with less than this left of --budget.
 MIN_GUEST_S = 90
-
 
 # Modules the suite needs when the kernel has them as modules; their
 # dependencies come from each module's own depends= (no modules.dep in
 # Debian's packages).
 BASE_MODULES = ["veth", "sch_ingress", "cls_bpf", "act_bpf", "configs"]
 
-
 NIC_TESTS = ("tap_copy", "sendzc_notif")
 
-
 XDP_TESTS = ("xsk_bind",)
-
 
 # Emulated NICs: --nic/--xdp-nic name -> (guest driver, qemu -device).
 # The driver's bus is loaded with it where it is a module (6.1's
@@ -63,7 +56,6 @@ NICS = {
 	"virtio_net_plain": ("virtio_net", "virtio-net-pci"),
 	"none": (None, None),
 }
-
 
 # Guest architectures (--arch). deb: Debian's architecture, which is also
 # its kernel flavour (linux-image-6.1.0-N-arm64); make: what cross-builds
@@ -91,9 +83,7 @@ ARCHES = {
 		  "gnu": "s390x-linux-gnu"},
 }
 
-
 HOST_ARCH = "x86_64"
-
 
 # NICs qemu-system-s390x has (no PCI ones): --nic/--xdp-nic name -> ccw
 # device. e1000e's and vmxnet3's place is taken by virtio_net_plain.
@@ -101,7 +91,6 @@ CCW_NICS = {
 	"virtio_net": "virtio-net-ccw,iommu_platform=on",
 	"virtio_net_plain": "virtio-net-ccw",
 }
-
 
 # The architecture's headers and libraries the suite builds against:
 # unpacked beside the guest's userland (its libraries are the guest's),
@@ -181,16 +170,13 @@ def serial_args(args, con, res):
 
 DEFAULT_SMP, DEFAULT_DURATION, DEFAULT_REPEAT = 2, "0.2", "2"
 
-
 # Host programs run_tests.sh and the guest's init rely on; busybox gives
 # the rest. GNU tail (--pid) and timeout (-k) matter: busybox's lack them.
 HOST_PROGS = ["bash", "timeout", "tail", "sed", "tee", "mktemp", "date",
 	      "grep", "cut", "sort", "find", "basename", "dirname", "cat",
 	      "pkill", "sleep", "env", "uname", "id", "ip"]
 
-
 RESULT_BEGIN = "@@ZC-VMTEST-RESULTS-BEGIN@@"
-
 
 RESULT_END = "@@ZC-VMTEST-RESULTS-END@@"
 

@@ -40,11 +40,9 @@ def splat_re(*classes):
 # A CPU that got no time (stall), a stall report on a boot's console.
 STALL_RE = re.compile(splat_re("stall"))
 
-
 # A guest silent this long is hung: run_tests.sh in it stops a test at
 # its timeout (240 s) and prints a line.
 HANG_S = 300
-
 
 # A guest that has not reached the suite this long after qemu started,
 # or that printed this many stall reports before it, is stuck at boot
@@ -54,12 +52,10 @@ HANG_S = 300
 BOOT_S = 240
 BOOT_STALLS = 3
 
-
 # The guest's init says this after it sent the results; a guest that
 # cannot power off after it (no ACPI halts instead) is ended this long
 # after it.
 DONE_LINE = "zc-vm: done"
-
 
 DONE_GRACE_S = 15
 
@@ -79,7 +75,6 @@ def tail_text(path, n=4096):
 # --exec, the command that stands in for it).
 SUITE_START = "zc-vm: run_tests.sh"
 
-
 EXEC_START = "zc-vm: exec: "
 
 
@@ -92,12 +87,9 @@ PANIC_RE = re.compile(r"^%s((?:%s).*)$" % (STAMP,
 # The kernel stopped: reported however often the suite saw it.
 HALT_RE = re.compile(splat_re("panic"))
 
-
 CASE_LINE_RE = re.compile(r"^# (?:not )?ok [0-9]+ (\S+)")
 
-
 TEST_LINE_RE = re.compile(r"^# selftests: \S+: (\S+)$")
-
 
 # an oops's registers and call trace fit in this many lines
 CRASH_LINES = 60
@@ -219,10 +211,8 @@ def runner_fails_starved(console):
 # guest stopped at its time limit).
 RUNNER_FAIL_RE = re.compile(r"^not ok [0-9]+ selftests: .*$", re.M)
 
-
 # A case's failure in a test's output nested in the console.
 CASE_FAIL_RE = re.compile(r"^# not ok [0-9]+ (\S+)", re.M)
-
 
 REPORT_RE = re.compile(r"^%s((?:%s).*)$" % (STAMP, splat_re()))
 

@@ -30,9 +30,7 @@ deb [signed-by=%(key)s] http://deb.debian.org/debian trixie-backports main
 
 APT_KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg"
 
-
 APT_MAX_AGE = 24 * 3600
-
 
 # The suite's libraries, which the guest takes from the architecture's
 # .debs (make install links them dynamically), and the packages of the

@@ -48,7 +48,6 @@ ICOUNT_SETTINGS = {
 	"sockmap_splice": {"smp": 1, "duration": "0.2", "repeat": "3"},
 }
 
-
 # The guest's command line under --icount: guest work that runs on its
 # own timers and is no part of what the suite measures lands inside a
 # measured repeat at smp 1 (doc/noise.md, "What lands in a repeat").
@@ -62,7 +61,6 @@ ICOUNT_SETTINGS = {
 # Seconds of guest time between run_tests.sh's looks at a test's log
 # (0.2 elsewhere): the console shows a guest's lines up to this late.
 ICOUNT_FOLLOW_POLL = "2"
-
 
 ICOUNT_APPEND = ("tsc=reliable nowatchdog damon_stat.enabled=0 psi=0 "
 		 "mce=ignore_ce nokaslr randomize_kstack_offset=off")

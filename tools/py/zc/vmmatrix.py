@@ -69,7 +69,6 @@ def parse_column(zr, col):
 
 FIGURES = ("throughput", "pps", "ratio")
 
-
 ZC_SHORT = {"zerocopy": "zc", "copied": "copied", "mixed": "mixed",
 	    "none": "-"}
 
@@ -255,6 +254,5 @@ def verdict(cols, rows, data, check):
 # its witness saw in the socket's pool (zcmode "zc N/0"): the witness can
 # fail there, as it must report copies on veth (check/live/t_xsk_bind.sh).
 XSK_ZC_ROW = re.compile(r"^xsk_bind@[^/]+/(rxdrop|l2fwd)\.zerocopy\.native$")
-
 
 XSK_ZC_SEEN = re.compile(r"^zc [1-9][0-9]*/0\b")

@@ -83,20 +83,15 @@ def build_suite(args, stage):
 # tools/kconfig/: the guest's own options (vmtest.config) and --debug's.
 KCONFIG_DIR = os.path.join(TOP, "tools", "kconfig")
 
-
 GUEST_CONFIG = os.path.join(KCONFIG_DIR, "vmtest.config")
-
 
 DEBUG_CONFIG = os.path.join(KCONFIG_DIR, "debug.config")
 
-
 SUITE_CONFIG = os.path.join(TOP, "config")
-
 
 # One kernel build at a time on this machine: two on the same cores
 # only slow each other down, and a build folder has one writer.
 KBUILD_LOCK = os.environ.get("ZC_KBUILD_LOCK", "/tmp/zc-kbuild.lock")
-
 
 # Programs a kernel build needs beyond the compiler: name -> package.
 KBUILD_PROGS = {"make": "make", "flex": "flex", "bison": "bison",
