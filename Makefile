@@ -170,7 +170,7 @@ BPF_CFLAGS := -g -O2 -target $(BPF_ENDIAN) -Wall -Wno-unused-value \
 TEST_NAMES := $(sort $(basename $(notdir $(wildcard $(TOP)/tests/*.c))))
 TEST_GEN_PROGS := $(addprefix $(OUTPUT)/,$(TEST_NAMES))
 TEST_PROGS := run_tests.sh
-TEST_FILES := settings config splats
+TEST_FILES := settings config splats known_bugs
 # lib/ is one folder a mechanism (core, net, then the paths' own folders);
 # sources include its headers by folder ("core/ktap.h").
 LIB_DIRS := $(sort $(notdir $(patsubst %/,%,$(dir $(wildcard $(TOP)/lib/*/*.[ch])))))
@@ -183,6 +183,8 @@ BPF_OBJS := $(patsubst $(TOP)/bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(BPF_SRCS))
 BPF_SKELS := $(patsubst $(TOP)/bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
 # The kernel reports' first lines, one list for C, bash and Python.
 SPLATS_H := $(OUTPUT)/splats.h
+# The kernel bugs the suite knows by name, one table for C and Python.
+KNOWN_BUGS_H := $(OUTPUT)/known_bugs.h
 INSTALL_PATH ?= $(TOP)/install
 
 # Build products are rebuilt when the flags change (SANITIZE=1 and back,
@@ -237,15 +239,33 @@ $(OUTPUT) $(OUTPUT)/lib $(addprefix $(OUTPUT)/lib/,$(LIB_DIRS)):
 $(FLAGS_STAMP): FORCE | $(OUTPUT)
 	@echo '$(FLAGS_NOW)' | cmp -s - $@ || echo '$(FLAGS_NOW)' > $@
 
-$(OUTPUT)/lib/%.o: $(TOP)/lib/%.c $(LIB_HDRS) $(BPF_SKELS) $(SPLATS_H) $(FLAGS_STAMP) | $(addprefix $(OUTPUT)/lib/,$(LIB_DIRS))
+$(OUTPUT)/lib/%.o: $(TOP)/lib/%.c $(LIB_HDRS) $(BPF_SKELS) $(SPLATS_H) $(KNOWN_BUGS_H) $(FLAGS_STAMP) | $(addprefix $(OUTPUT)/lib/,$(LIB_DIRS))
 	$(CC) $(ZC_CFLAGS) -c -o $@ $<
 
 # splats: "#" lines are comments, every other line a pattern; the header
-# holds them as one C string, "^(a|b|...)".
+# holds them as one C string, "^(a|b|...)", and those of the classes
+# stall and hung (a "#: CLASS" line above them) as another.
 $(SPLATS_H): $(TOP)/splats | $(OUTPUT)
-	{ printf '/* Generated from splats by make: edit that file. */\n#define ZC_SPLAT_HEADS_RE "^('; \
-	  grep -v '^#' $< | sed 's/\\/\\\\/g; s/"/\\"/g' | paste -sd'|' | tr -d '\n'; \
-	  printf ')"\n'; } > $@.tmp && mv $@.tmp $@
+	awk '/^#:/ { c = $$2; next } /^#/ || NF == 0 { next } \
+	  { gsub(/\\/, "\\\\"); gsub(/"/, "\\\""); all = all s1 $$0; s1 = "|"; \
+	    if (c == "stall" || c == "hung") { st = st s2 $$0; s2 = "|" } } \
+	  END { print "/* Generated from splats by make: edit that file. */"; \
+	    printf "#define ZC_SPLAT_HEADS_RE \"^(%s)\"\n", all; \
+	    printf "#define ZC_SPLAT_STARVE_RE \"^(%s)\"\n", st }' $< > $@.tmp && mv $@.tmp $@
+
+# known_bugs: "#" lines are comments, every other line a bug (tab-separated
+# fields); the header names each bug (ZC_BUG_<NAME>) and lists those
+# that raise a report as lib/core/splat.c's table (ZC_KNOWN_BUG_SPLATS).
+$(KNOWN_BUGS_H): $(TOP)/known_bugs | $(OUTPUT)
+	awk -F'\t' 'BEGIN { print "/* Generated from known_bugs by make: edit that file. */" } \
+	  /^#/ || NF == 0 { next } \
+	  NF != 4 { printf "known_bugs:%d: %d fields, not 4\n", NR, NF > "/dev/stderr"; bad = 1; exit 1 } \
+	  { m = toupper($$1); gsub(/-/, "_", m); \
+	    printf "#define ZC_BUG_%s \"%s\"\n", m, $$1; \
+	    if ($$2 != "-") \
+	      s = s sprintf("\t{ .name = \"%s\", .first = \"%s\", .where = %s }, \\\n", \
+			    $$1, $$2, $$3 == "-" ? "NULL" : "\"" $$3 "\"") } \
+	  END { if (!bad) printf "#define ZC_KNOWN_BUG_SPLATS \\\n%s\n", s }' $< > $@.tmp && mv $@.tmp $@
 
 $(LIBZC): $(LIB_OBJS)
 	@rm -f $@
@@ -269,7 +289,7 @@ $(BPF_SKELS): $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o $(OUTPUT)/%.bpf.host.o
 		$(TOP)/tools/bpf-skel-embed $< > $@.tmp && mv $@.tmp $@
 endif
 
-$(TEST_GEN_PROGS): $(OUTPUT)/%: $(TOP)/tests/%.c $(LIBZC) $(BPF_SKELS) $(LIB_HDRS) $(FLAGS_STAMP)
+$(TEST_GEN_PROGS): $(OUTPUT)/%: $(TOP)/tests/%.c $(LIBZC) $(BPF_SKELS) $(LIB_HDRS) $(KNOWN_BUGS_H) $(FLAGS_STAMP)
 	$(CC) $(ZC_CFLAGS) $(ZC_LDFLAGS) -o $@ $< $(LIBZC) $(LDLIBS)
 
 $(TOOL_PROGS): $(OUTPUT)/%: $(TOP)/tools/%.c $(LIBZC) $(LIB_HDRS) $(FLAGS_STAMP)
@@ -293,7 +313,7 @@ install: all
 	@test -n "$(INSTALL_PATH)" || { echo "INSTALL_PATH not set" >&2; exit 1; }
 	install -d $(INSTALL_PATH)
 	install -m 0755 $(TEST_GEN_PROGS) $(TOP)/run_tests.sh $(INSTALL_PATH)/
-	install -m 0644 $(TOP)/settings $(TOP)/config $(TOP)/splats $(OUTPUT)/kselftest-list.txt $(INSTALL_PATH)/
+	install -m 0644 $(TOP)/settings $(TOP)/config $(TOP)/splats $(TOP)/known_bugs $(OUTPUT)/kselftest-list.txt $(INSTALL_PATH)/
 	install -d $(INSTALL_PATH)/tools
 	install -m 0755 $(filter-out %.c,$(wildcard $(TOP)/tools/zc-*)) $(TOOL_PROGS) $(INSTALL_PATH)/tools/
 	@# The Python tools' code: each finds tools/py beside its own path.
@@ -316,7 +336,7 @@ CHECK_BINS += $(patsubst $(TOP)/check/%.c,$(OUTPUT)/check/%,$(wildcard $(TOP)/ch
 
 # The unit tests read recorded kernel logs from check/fixtures.
 $(CHECK_BINS): ZC_CFLAGS += -DZC_FIXTURES='"$(TOP)/check/fixtures"'
-$(CHECK_BINS): $(OUTPUT)/check/%: $(TOP)/check/%.c $(LIBZC) $(LIB_HDRS) $(FLAGS_STAMP)
+$(CHECK_BINS): $(OUTPUT)/check/%: $(TOP)/check/%.c $(LIBZC) $(LIB_HDRS) $(KNOWN_BUGS_H) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ZC_CFLAGS) $(ZC_LDFLAGS) -o $@ $< $(LIBZC) $(LDLIBS)
 
@@ -403,7 +423,7 @@ kbisectcheck:
 # remove a directory tree under it. rmdir leaves a non-empty directory.
 GENERATED := $(TEST_GEN_PROGS) $(TOOL_PROGS) $(LIB_OBJS) $(LIBZC) $(BPF_OBJS) $(BPF_SKELS) \
 	     $(BPF_SKELS:=.tmp) $(BPF_OBJS:.bpf.o=.bpf.host.o) $(FLAGS_STAMP) $(OUTPUT)/kselftest-list.txt \
-	     $(SPLATS_H) $(SPLATS_H).tmp $(OUTPUT)/zc-selftests.tar.gz \
+	     $(SPLATS_H) $(SPLATS_H).tmp $(KNOWN_BUGS_H) $(KNOWN_BUGS_H).tmp $(OUTPUT)/zc-selftests.tar.gz \
 	     $(CHECK_BINS)
 GENERATED_DIRS := $(filter-out $(TOP) $(TOP)/lib $(addprefix $(TOP)/lib/,$(LIB_DIRS)) $(TOP)/check, \
 		  $(addprefix $(OUTPUT)/lib/,$(LIB_DIRS)) $(OUTPUT)/lib $(OUTPUT)/check/unit $(OUTPUT)/check $(OUTPUT))

@@ -422,7 +422,7 @@ static void test_sm_slip(void)
 		check(0, "sm_slip.pattern", why.msg);
 		return;
 	}
-	len = slip_stream(&p, buf, (const uint64_t[][2]){ { 0, 1050 },
+	len = slip_stream(&p, buf, (const uint64_t[][2]) { { 0, 1050 },
 		{ 1050 + 1448, 20000 } }, 2);
 	slip_of(&p, buf, len, &s, msg, sizeof(msg));
 	check(s.slip_at == 1050 && s.seg[0].src == 1050 + 1448 &&
@@ -430,7 +430,7 @@ static void test_sm_slip(void)
 	      strstr(msg, "20000 B of 2498 (+1448)"),
 	      "sm_slip.missing_names_the_gap", msg);
 
-	len = slip_stream(&p, buf, (const uint64_t[][2]){ { 0, 100 },
+	len = slip_stream(&p, buf, (const uint64_t[][2]) { { 0, 100 },
 		{ 100 + 1448, 1448 }, { 100, 1448 }, { 100 + 2896, 5000 } }, 4);
 	slip_of(&p, buf, len, &s, msg, sizeof(msg));
 	check(s.nseg == 3 && s.seg[1].src == 100 && s.back_at == 100 + 1448 &&
@@ -439,14 +439,14 @@ static void test_sm_slip(void)
 	      "sm_slip.reorder_is_not_a_loss", msg);
 
 	/* A page reused too early: later bytes stand in for 4096 of them. */
-	len = slip_stream(&p, buf, (const uint64_t[][2]){ { 0, 8192 },
+	len = slip_stream(&p, buf, (const uint64_t[][2]) { { 0, 8192 },
 		{ 8192 + 65536, 4096 }, { 8192 + 4096, 9000 } }, 3);
 	slip_of(&p, buf, len, &s, msg, sizeof(msg));
 	check(s.nseg == 2 && s.seg[0].len == 4096 && strstr(msg, "overwritten in place: bytes from later") &&
 	      strstr(msg, "4096 B of 73728 (+65536), 9000 B of 12288 (+0)"),
 	      "sm_slip.overwrite_in_place_is_not_a_reorder", msg);
 
-	len = slip_stream(&p, buf, (const uint64_t[][2]){ { 0, 5000 },
+	len = slip_stream(&p, buf, (const uint64_t[][2]) { { 0, 5000 },
 		{ 3000, 5000 } }, 2);
 	slip_of(&p, buf, len, &s, msg, sizeof(msg));
 	check(s.seg[0].src == 3000 && strstr(msg, "repeated") &&
@@ -455,13 +455,13 @@ static void test_sm_slip(void)
 	      "sm_slip.repeat_of_whole_segments_counted", NULL);
 
 	/* verdict_pass's sighting: one MSS of lo (65483 B) received twice. */
-	len = slip_stream(&p, buf, (const uint64_t[][2]){ { 0, 200000 },
+	len = slip_stream(&p, buf, (const uint64_t[][2]) { { 0, 200000 },
 		{ 200000 - 65483, 300000 } }, 2);
 	slip_of(&p, buf, len, &s, msg, sizeof(msg));
 	check(zc_sm_slip_repeats(&s, 65483) == 1 && !zc_sm_slip_repeats(&s, 65536),
 	      "sm_slip.duplicate_tcp_segment_is_one_mss", msg);
 
-	len = slip_stream(&p, buf, (const uint64_t[][2]){ { 0, 9000 } }, 1);
+	len = slip_stream(&p, buf, (const uint64_t[][2]) { { 0, 9000 } }, 1);
 	memset(buf + 4000, 0, 64);
 	buf[4000] = p.ring[4000] ^ 0xff;
 	slip_of(&p, buf, len, &s, msg, sizeof(msg));
@@ -471,7 +471,7 @@ static void test_sm_slip(void)
 	/* A gap whose first byte happens to equal the expected one: slip at 1050. */
 	for (d = 1; d < 100000 && p.ring[1050] != p.ring[1050 + d]; d++)
 		;
-	len = slip_stream(&p, buf, (const uint64_t[][2]){ { 0, 1050 },
+	len = slip_stream(&p, buf, (const uint64_t[][2]) { { 0, 1050 },
 		{ 1050 + d, 8000 } }, 2);
 	slip_of(&p, buf, len, &s, msg, sizeof(msg));
 	check(s.slip_at == 1050 && s.seg[0].src == (int64_t)(1051 + d) &&
@@ -486,7 +486,7 @@ static void test_sm_slip(void)
 		int sv[2];
 		long n = 1;
 
-		len = slip_stream(&p, buf, (const uint64_t[][2]){ { 0, 70000 },
+		len = slip_stream(&p, buf, (const uint64_t[][2]) { { 0, 70000 },
 			{ 70000 + 4096, 4096 }, { 70000, 4096 }, { 78192, 30000 } }, 4);
 		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) ||
 		    write(sv[0], buf, len) != (ssize_t)len) {
@@ -594,6 +594,52 @@ static bool trace_is(const struct zc_splat *s, const char *a, const char *b,
 	       !strcmp(s->trace[1], b) && !strcmp(s->trace[2], c);
 }
 
+/* Stall reports, from the splats file's stall and hung classes, starve a case only under wall-clock TCG. */
+static void test_kmsg_starve(void)
+{
+	static const char *const starve[] = {
+		"rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:",
+		"watchdog: BUG: soft lockup - CPU#0 stuck for 22s! [swapper/0:0]",
+		"INFO: task kworker/0:1:12 blocked for more than 120 seconds.",
+	};
+	struct zc_splat s = { .first = "BUG: KASAN: slab-use-after-free in x+0x1/0x2" };
+	size_t i;
+
+	check(!zc_splat_starve(&s), "kmsg.starve.kasan_is_not", s.first);
+	for (i = 0; i < ZC_ARRAY_SIZE(starve); i++) {
+		snprintf(s.first, sizeof(s.first), "%s", starve[i]);
+		check(zc_splat_starve(&s), "kmsg.starve.stall_or_hung", s.first);
+	}
+	setenv("ZC_CLOCK", "wall qemu=7.2.22 accel=tcg cpu=max smp=2", 1);
+	check(zc_starved_blind(), "kmsg.starve.blind_wall_tcg", getenv("ZC_CLOCK"));
+	setenv("ZC_CLOCK", "icount shift=0 qemu=7.2.22 accel=tcg cpu=max smp=1", 1);
+	check(!zc_starved_blind(), "kmsg.starve.sees_under_icount", getenv("ZC_CLOCK"));
+	setenv("ZC_CLOCK", "wall qemu=7.2.22 accel=kvm cpu=host smp=2", 1);
+	check(!zc_starved_blind(), "kmsg.starve.sees_under_kvm", getenv("ZC_CLOCK"));
+	unsetenv("ZC_CLOCK");
+	check(!zc_starved_blind(), "kmsg.starve.sees_on_a_host", "ZC_CLOCK unset");
+}
+
+/* A failed ZC_EXPECT_* names both expressions, both values and its line. */
+static void test_why_expect(void)
+{
+	struct zc_why why = { "" };
+	int seen = 4095, calls = 0;
+	const int want = 4096;
+	bool ok;
+	int line;
+
+	ok = ZC_EXPECT_EQ(&why, seen, want); line = __LINE__;
+	check(!ok && !strcmp(why.msg, "seen (4095) == want (4096)") &&
+	      why.line == line && why.file && strstr(why.file, "unit_lib.c"),
+	      "why.expect_eq_says_both", why.msg);
+	zc_why_clear(&why);
+	ok = ZC_EXPECT_GE(&why, ++calls, 1);
+	check(ok && calls == 1 && !why.msg[0], "why.expect_evaluates_once", why.msg);
+	check(!ZC_EXPECT_NE(&why, seen, 4095) &&
+	      !strcmp(why.msg, "seen (4095) != 4095 (4095)"), "why.expect_ne", why.msg);
+}
+
 static void test_kmsg_parse(void)
 {
 	static const struct {
@@ -626,6 +672,7 @@ static void test_kmsg_parse(void)
 	b = zc_known_bug_match(&got[0]);
 	check(b && !strcmp(b->name, "sockmap-psock-destroy-mem-accounting"),
 	      "kmsg.known_bug.psock_warn", b ? b->name : "no match");
+	check(!zc_splat_starve(&got[0]), "kmsg.starve.a_warning_is_not", got[0].first);
 	zc_splat_summary(&got[0], sum, sizeof(sum));
 	check(!strcmp(sum, "WARNING: CPU: 1 PID: 41 at net/ipv4/af_inet.c:157 inet_sock_destruct+0x174/0x1a0 (trace: __sk_destruct <- sk_psock_destroy <- process_one_work; kworker/1:1 pid 41; workqueue events sk_psock_destroy)"),
 	      "kmsg.summary", sum);
@@ -1060,6 +1107,8 @@ int main(void)
 	test_sm_slip();
 	test_parse_numbers();
 	test_kmsg_parse();
+	test_kmsg_starve();
+	test_why_expect();
 	test_kmsg_runner();
 	test_case_rows();
 	test_pre_xfail();

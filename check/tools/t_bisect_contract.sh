@@ -126,44 +126,44 @@ python3 - "$VMTEST" >"$T/out" 2>&1 <<'PY'
 import os, sys
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(sys.argv[1]), "py"))
-from zc import vmtest as vm
-vm._qemu_version = "7.2.22"
+from zc import vmtest as vm, vmguest
+vmguest._qemu_version = "7.2.22"
 k = type("K", (), {"vmlinuz": "/bz"})()
 base = ["--debian", "6.18", "--nic", "none", "--xdp-nic", "none"]
 a = vm.parse_args(["--icount"] + base + ["-t", "sendzc_notif"])
-cmd = vm.qemu_cmd(a, k, "i", "c", "r")
+cmd = vmguest.qemu_cmd(a, k, "i", "c", "r")
 i = cmd.index("-icount")
 assert cmd[i + 1] == "shift=0,sleep=off", cmd
 # a quiet guest: the RTC on the virtual clock, no watchdogs, --append last
 assert cmd[cmd.index("-rtc") + 1] == "base=utc,clock=vm", cmd
 line = cmd[cmd.index("-append") + 1]
-assert vm.ICOUNT_APPEND in line and "tsc=reliable" in line, line
+assert vmguest.ICOUNT_APPEND in line and "tsc=reliable" in line, line
 a2 = vm.parse_args(["--icount"] + base + ["--append", "zc.inject_slow=5"])
-c2 = vm.qemu_cmd(a2, k, "i", "c", "r")
+c2 = vmguest.qemu_cmd(a2, k, "i", "c", "r")
 line = c2[c2.index("-append") + 1]
-assert line.endswith(vm.ICOUNT_APPEND + " zc.inject_slow=5"), line
-want = vm.ICOUNT_SETTINGS["sendzc_notif"]
+assert line.endswith(vmguest.ICOUNT_APPEND + " zc.inject_slow=5"), line
+want = vmguest.ICOUNT_SETTINGS["sendzc_notif"]
 assert cmd[cmd.index("-smp") + 1] == str(want["smp"]), cmd
 assert (a.duration, a.repeat) == (want["duration"], want["repeat"]), a
-conf = vm.guest_conf(a)
+conf = vmguest.guest_conf(a)
 assert "export ZC_CLOCK='icount shift=0 qemu=7.2.22 accel=tcg cpu=max smp=%d'" % \
 	want["smp"] in conf, conf
 # the smallest smp of the tests a guest runs; an explicit one wins
 a = vm.parse_args(["--icount=3"] + base + ["-t", "sendzc_notif", "-t", "xsk_bind"])
-assert a.smp == min(vm.ICOUNT_SETTINGS[t]["smp"] for t in ("sendzc_notif", "xsk_bind"))
-assert "shift=3,sleep=off" in vm.qemu_cmd(a, k, "i", "c", "r")
+assert a.smp == min(vmguest.ICOUNT_SETTINGS[t]["smp"] for t in ("sendzc_notif", "xsk_bind"))
+assert "shift=3,sleep=off" in vmguest.qemu_cmd(a, k, "i", "c", "r")
 a = vm.parse_args(["--icount", "--smp", "2"] + base + ["-t", "xsk_bind"])
 assert a.smp == 2
 # without --icount: wall clock, the old defaults, no -icount
 a = vm.parse_args(base)
-assert "-icount" not in vm.qemu_cmd(a, k, "i", "c", "r")
-assert "-rtc" not in vm.qemu_cmd(a, k, "i", "c", "r")
-assert vm.ICOUNT_APPEND not in " ".join(vm.qemu_cmd(a, k, "i", "c", "r"))
+assert "-icount" not in vmguest.qemu_cmd(a, k, "i", "c", "r")
+assert "-rtc" not in vmguest.qemu_cmd(a, k, "i", "c", "r")
+assert vmguest.ICOUNT_APPEND not in " ".join(vmguest.qemu_cmd(a, k, "i", "c", "r"))
 assert (a.smp, a.duration, a.repeat) == (2, "0.2", "2")
-assert "ZC_CLOCK='wall qemu=7.2.22 accel=tcg cpu=max smp=2'" in vm.guest_conf(a)
+assert "ZC_CLOCK='wall qemu=7.2.22 accel=tcg cpu=max smp=2'" in vmguest.guest_conf(a)
 a = vm.parse_args(["--icount", "--case", "udp4.rate.*"] + base)
-assert "export ZC_CASE='udp4.rate.*'" in vm.guest_conf(a)
-assert "zc.inject_slow=*) export ZC_INJECT_SLOW=" in vm.INIT
+assert "export ZC_CASE='udp4.rate.*'" in vmguest.guest_conf(a)
+assert "zc.inject_slow=*) export ZC_INJECT_SLOW=" in vmguest.INIT
 PY
 rc=$?
 is "vmtest --icount: -icount shift=N,sleep=off, smp/-r from the table, the clock and ZC_CASE in the guest" 0

@@ -34,17 +34,17 @@ py=$(python3 - "$CMP" "$FIX/before.json" "$FIX/after.json" <<'PY' 2>&1
 import os, sys
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(sys.argv[1]), "py"))
-from zc import compare as zc
-base, new = zc.load(sys.argv[2]), zc.load(sys.argv[3])
-assert zc.rename_old_names(base) > 0
-assert zc.rename_old_names(new) == 0, "the run after the rename has old names"
+from zc import cmprun
+base, new = cmprun.load(sys.argv[2]), cmprun.load(sys.argv[3])
+assert cmprun.rename_old_names(base) > 0
+assert cmprun.rename_old_names(new) == 0, "the run after the rename has old names"
 for g in ("cases", "metrics", "zcmode"):
     b, n = set(base[g]), set(new[g])
     assert b == n, "%s: only before %s, only after %s" % (g, sorted(b - n)[:3], sorted(n - b)[:3])
-assert zc.renamed("tap_copy", "udp4.sendzc_fixed.notap") == "udp4.send_zc_fixed.notap"
-assert zc.renamed("tap_copy", "tap_copy.udp4.msgzc.tap_ratio") == "tap_copy.udp4.msg_zerocopy.tap_ratio"
-assert zc.renamed("tap_copy_fallback", "udp4.sendzc.notap") == "udp4.sendzc.notap"
-assert zc.renamed("sendzc_notif", "udp4.rate.msg_zerocopy") == "udp4.rate.msg_zerocopy"
+assert cmprun.renamed("tap_copy", "udp4.sendzc_fixed.notap") == "udp4.send_zc_fixed.notap"
+assert cmprun.renamed("tap_copy", "tap_copy.udp4.msgzc.tap_ratio") == "tap_copy.udp4.msg_zerocopy.tap_ratio"
+assert cmprun.renamed("tap_copy_fallback", "udp4.sendzc.notap") == "udp4.sendzc.notap"
+assert cmprun.renamed("sendzc_notif", "udp4.rate.msg_zerocopy") == "udp4.rate.msg_zerocopy"
 PY
 )
 if [ -z "$py" ]; then

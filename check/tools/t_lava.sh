@@ -192,7 +192,7 @@ fi
 if python3 -c 'import yaml' 2>/dev/null; then
 	err=$(PYTHONPATH=$TOP/tools/py python3 - "$tmp" <<'EOF' 2>&1
 import os, sys
-from zc import lava, vmtest as vm
+from zc import lava, vmguest as vm
 v = {k: "file:///x/" + k for k in ("KERNEL_URL", "RAMDISK_URL", "ZC_REPO",
 				   "ZC_TARBALL_URL")}
 for arch, ctx, con, tap, dev in (("x86_64", "amd64", "ttyS0", "/dev/ttyS1",

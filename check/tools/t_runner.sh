@@ -164,6 +164,30 @@ expect "runner.kmsg_exit1" [ "$rc" -eq 1 ]
 sed -i '/^zc:late_warn$/d' "$fake/kselftest-list.txt"
 rm -f "$fake/late_warn"
 
+# A stall report after the last case measures the host under wall-clock
+# TCG (tools/vmtest's ZC_CLOCK): a skip naming it, decided here and in
+# lib/core, never rewritten later; on any other clock it fails the line.
+mkfake late_stall "echo '1..1'; echo 'ok 1 x'; echo '# kmsg: watched to seq 999'; \
+echo '4,100001,1000,-;rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:' >> '$ZC_KMSG_FILE'"
+echo "zc:late_stall" >> "$fake/kselftest-list.txt"
+out=$(ZC_CLOCK="wall qemu=7.2.22 accel=tcg cpu=max smp=2" "$TOP/run_tests.sh" -b "$fake" -t late_stall 2>&1)
+expect "runner.kmsg_late_stall_tcg_skips" grep -qx \
+	"ok 1 selftests: zc: late_stall # SKIP its only failures were stall reports under wall-clock TCG (after its last case: rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:)" <<<"$out"
+: > "$ZC_KMSG_FILE"
+out=$(ZC_CLOCK="icount shift=0 qemu=7.2.22 accel=tcg cpu=max smp=1" "$TOP/run_tests.sh" -b "$fake" -t late_stall 2>&1)
+expect "runner.kmsg_late_stall_icount_fails" grep -qx \
+	"not ok 1 selftests: zc: late_stall # kernel report after its cases (exit=0)" <<<"$out"
+: > "$ZC_KMSG_FILE"
+mkfake late_stall "echo '1..1'; echo 'ok 1 x'; echo '# kmsg: watched to seq 999'; \
+{ echo '4,100001,1000,-;rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:'; \
+  echo '4,100002,1000,-;WARNING: CPU: 0 PID: 9 at net/core/dev.c:1 x+0x1/0x2'; } >> '$ZC_KMSG_FILE'"
+out=$(ZC_CLOCK="wall qemu=7.2.22 accel=tcg cpu=max smp=2" "$TOP/run_tests.sh" -b "$fake" -t late_stall 2>&1)
+expect "runner.kmsg_late_stall_and_warning_fails" grep -qx \
+	"not ok 1 selftests: zc: late_stall # kernel report after its cases (exit=0)" <<<"$out"
+: > "$ZC_KMSG_FILE"
+sed -i '/^zc:late_stall$/d' "$fake/kselftest-list.txt"
+rm -f "$fake/late_stall"
+
 # Inside a kselftest tree: the collection name from kselftest-list.txt,
 # or from the path where kselftest/runner.sh is two levels up, as in
 # tools/testing/selftests/net/zc or an installed tree. The exit status

@@ -131,10 +131,10 @@ import os, sys
 sys.dont_write_bytecode = True
 sys.path.insert(0, sys.argv[1] + "/tools/py")
 os.environ["ZC_VMTEST_BUSYBOX"] = sys.argv[2]
-from zc import vmtest as v
+from zc import vmtest as v, vmguest
 try:
 	os.makedirs(sys.argv[3])
-	v.build_initramfs(None, sys.argv[3], "", v.parse_args(
+	vmguest.build_initramfs(None, sys.argv[3], "", v.parse_args(
 		["--debian", "6.12"]))
 except v.EnvSkip as e:
 	assert "Exec format error" in str(e), e

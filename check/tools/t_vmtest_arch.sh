@@ -49,16 +49,16 @@ python3 - "$VMTEST" "$TMP" >"$OUT" 2>&1 <<'PY'
 import os, re, sys
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(sys.argv[1]), "py"))
-from zc import vmtest as vm
+from zc import vmtest as vm, vmbase, vmdebian, vmguest
 tmp = sys.argv[2]
-vm._qemu_version = "7.2.0"
+vmguest._qemu_version = "7.2.0"
 
 
 def cmd(arch, *extra):
 	a = vm.parse_args(["--arch", arch, "--debian", "6.1",
 			   "--cache", tmp + "/c"] + list(extra))
 	k = type("K", (), {"vmlinuz": "/k/vmlinuz", "label": "x"})()
-	return a, vm.qemu_cmd(a, k, "/i", "/con", "/res")
+	return a, vmguest.qemu_cmd(a, k, "/i", "/con", "/res")
 
 
 def devices(c):
@@ -70,7 +70,7 @@ a, c = cmd("x86_64")
 assert c[0] == "qemu-system-x86_64" and "-M" not in c, c
 assert c.count("-serial") == 2 and "console=ttyS0" in c[c.index("-append") + 1]
 assert devices(c) == ["e1000e"] * 2 + ["virtio-net-pci"] * 2, devices(c)
-assert "RESULT_TTY=/dev/ttyS1" in vm.guest_conf(a)
+assert "RESULT_TTY=/dev/ttyS1" in vmguest.guest_conf(a)
 assert not a.build.endswith("-x86_64")
 
 a, c = cmd("arm64")
@@ -80,9 +80,9 @@ assert c[c.index("-cpu") + 1] == "max" and "tcg,thread=single" in c
 assert c.count("-serial") == 1 and "id=res" not in " ".join(c)
 assert "console=ttyAMA0" in c[c.index("-append") + 1]
 assert devices(c) == ["e1000e"] * 2 + ["virtio-net-pci"] * 2, devices(c)
-assert "RESULT_TTY=/dev/console" in vm.guest_conf(a)
+assert "RESULT_TTY=/dev/console" in vmguest.guest_conf(a)
 assert a.no_host and a.build.endswith("-arm64"), (a.no_host, a.build)
-assert "arch=arm64" in vm.clock_text(a)
+assert "arch=arm64" in vmguest.clock_text(a)
 
 a, c = cmd("s390x")
 assert c[:3] == ["qemu-system-s390x", "-M", "s390-ccw-virtio"], c
@@ -95,24 +95,24 @@ assert [p.modules for p in a.pairs] == [["virtio_ccw", "virtio_net"]] * 2
 assert "iommu_platform=on" in " ".join(c)
 
 # kernel packages: the architecture's flavour, never another's
-r = re.compile(vm.debian_regex("6.1", "arm64"))
+r = re.compile(vmdebian.debian_regex("6.1", "arm64"))
 assert r.match("linux-image-6.1.0-57-arm64-unsigned")
 assert not r.match("linux-image-6.1.0-57-amd64")
-r = re.compile(vm.debian_regex("newest", "s390x"))
+r = re.compile(vmdebian.debian_regex("newest", "s390x"))
 assert r.match("linux-image-7.3.4+deb13-s390x")
-assert re.match(vm.debian_regex("6.1", "amd64"), "linux-image-6.1.0-57-amd64")
-assert vm.debian_regex("6.12", "amd64") == vm.DEBIAN["6.12"]
+assert re.match(vmdebian.debian_regex("6.1", "amd64"), "linux-image-6.1.0-57-amd64")
+assert vmdebian.debian_regex("6.12", "amd64") == vm.DEBIAN["6.12"]
 ap = vm.Apt(tmp + "/c", "arm64")
 o = ap.opts()
 assert "APT::Architecture=arm64" in o and ap.dir.endswith("/apt-arm64")
-assert vm.cross_packages("s390x")[0] == "gcc-s390x-linux-gnu"
-assert vm.cross_packages("x86_64") == []
+assert vmbase.cross_packages("s390x")[0] == "gcc-s390x-linux-gnu"
+assert vmbase.cross_packages("x86_64") == []
 
 # release of a kernel image that is no bzImage
-assert vm.image_release("/x/boot/vmlinuz-6.1.0-57-arm64") == "6.1.0-57-arm64"
-assert vm.image_release("/x/usr/lib/modules/7.3.4+deb13-s390x/vmlinuz") \
+assert vmdebian.image_release("/x/boot/vmlinuz-6.1.0-57-arm64") == "6.1.0-57-arm64"
+assert vmdebian.image_release("/x/usr/lib/modules/7.3.4+deb13-s390x/vmlinuz") \
 	== "7.3.4+deb13-s390x"
-assert vm.image_release("/x/Image") is None
+assert vmdebian.image_release("/x/Image") is None
 print("ok")
 PY
 check "per arch: qemu binary and machine, console, results channel, NICs (ccw on s390x), build folder, kernel flavour, apt lists, release of a non-bzImage" \
@@ -135,18 +135,18 @@ python3 - "$VMTEST" "$root" "$gnu" "$interp" >"$OUT" 2>&1 <<'PY'
 import os, sys
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(sys.argv[1]), "py"))
-from zc import vmtest as vm
+from zc import vmtest as vm, vmbase, vmdebian, vmguest
 root, gnu, interp = sys.argv[2:5]
-libs = vm.root_libs(root, gnu, [root + "/usr/bin/true"])
+libs = vmdebian.root_libs(root, gnu, [root + "/usr/bin/true"])
 assert interp in libs and "/lib/%s/libc.so.6" % gnu in libs, libs
 assert all(os.path.isfile(h) and h.startswith(root) for h in libs.values())
 os.remove(root + "/usr/lib/%s/libc.so.6" % gnu)
 try:
-	vm.root_libs(root, gnu, [root + "/usr/bin/true"])
+	vmdebian.root_libs(root, gnu, [root + "/usr/bin/true"])
 	assert False, "no EnvSkip"
 except vm.EnvSkip as e:
 	assert "true needs libc.so.6" in str(e), e
-assert vm.root_real(root, "/nope") is None
+assert vmdebian.root_real(root, "/nope") is None
 print("ok")
 PY
 check "foreign userland: interpreter and libraries found through symlinks inside the root; a missing library is a skip naming it" \

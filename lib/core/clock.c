@@ -4,6 +4,8 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -193,4 +195,15 @@ unsigned int zc_starved_count(char *last, size_t len)
 		snprintf(last, len, "%s", starve_msg);
 	pthread_mutex_unlock(&starve_lock);
 	return n;
+}
+
+bool zc_starved_blind(void)
+{
+	const char *clock = getenv("ZC_CLOCK");
+	char padded[256];
+
+	if (!clock || strncmp(clock, "wall ", 5))
+		return false;
+	snprintf(padded, sizeof(padded), "%s ", clock);
+	return strstr(padded, " accel=tcg ") != NULL;
 }

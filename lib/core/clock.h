@@ -45,6 +45,14 @@ bool zc_bound_over(struct zc_bound *b, uint64_t progress);
 double zc_bound_left(const struct zc_bound *b);
 /* Notes since the process started; the last one's text into last. */
 unsigned int zc_starved_count(char *last, size_t len);
+/*
+ * Do the kernel's stall reports measure the host, not this kernel? Under
+ * wall-clock TCG (tools/vmtest's ZC_CLOCK "wall ... accel=tcg") a vCPU is
+ * a host thread, and one the host did not run for 20 s is a 20 s RCU
+ * stall; under icount guest time moves only while the guest runs, under
+ * KVM the kernel sees steal time.
+ */
+bool zc_starved_blind(void);
 
 /* A measurement the process's own pauses spoilt (not an errno). */
 #define ZC_EPAUSED	0x5a50

@@ -106,8 +106,9 @@ static int add_row(const struct zc_matrix *m, void *row,
 		.xfail = h->xfail,
 		.pre = h->pre ? m->pre : NULL,
 	};
-	return out->cases[out->n - 1].name ? 0 :
-	       zc_why_set(why, "out of memory");
+	if (!out->cases[out->n - 1].name)
+		return zc_why_set(why, "out of memory");
+	return 0;
 }
 
 /* loop[k]: the axis of the k-th loop from the outside. */

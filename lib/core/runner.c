@@ -62,7 +62,7 @@ static bool bug_carried(const struct zc_known_bug *b, struct zc_why *why)
 
 /* What the kernel log of a case's window says about the case. */
 struct kmsg_finding {
-	enum { KMSG_CLEAN, KMSG_KNOWN_BUG, KMSG_UNKNOWN } kind;
+	enum { KMSG_CLEAN, KMSG_KNOWN_BUG, KMSG_STARVED, KMSG_UNKNOWN } kind;
 	char reason[512];	/* a known bug's name and first line */
 };
 
@@ -70,15 +70,17 @@ struct kmsg_finding {
  * A splat of one of our threads, or of no task while no other run of
  * the suite was active, belongs to the case; a splat of no task while
  * another run was active cannot be placed and fails the binary (error);
- * another process's splat is only reported.
+ * another process's splat is only reported. Where stall reports measure
+ * the host (zc_starved_blind), a case's stall reports starve it.
  */
 static void kmsg_read(const char *name, struct kmsg_finding *f)
 {
 	const struct zc_known_bug *known = NULL, *b;
+	const struct zc_splat *starve = NULL;
 	struct zc_splat s[8];
 	char sum[512];
 	struct zc_why why;
-	bool shared, unknown = false;
+	bool shared, unknown = false, blind = zc_starved_blind();
 	enum zc_splat_owner own;
 	int n, i;
 
@@ -105,16 +107,28 @@ static void kmsg_read(const char *name, struct kmsg_finding *f)
 		}
 		if (b)
 			ktap_print_msg("kmsg: %s should not happen here (%s)", b->name, why.msg);
+		if (!b && blind && zc_splat_starve(&s[i])) {
+			starve = starve ? starve : &s[i];
+			continue;
+		}
 		unknown = true;
 	}
 	if (n > (int)ZC_ARRAY_SIZE(s)) {
 		ktap_print_msg("kmsg: %d more reports in the window", n - (int)ZC_ARRAY_SIZE(s));
 		unknown = true;
 	}
-	f->kind = unknown ? KMSG_UNKNOWN : known ? KMSG_KNOWN_BUG : KMSG_CLEAN;
+	/* a known bug beside a stall is no stall alone: it fails as before */
+	if (starve && known)
+		unknown = true;
+	f->kind = unknown ? KMSG_UNKNOWN : starve ? KMSG_STARVED :
+		  known ? KMSG_KNOWN_BUG : KMSG_CLEAN;
 	if (f->kind == KMSG_KNOWN_BUG)
 		snprintf(f->reason, sizeof(f->reason), "known kernel bug %s: %s",
 			 known->name, s[0].first);
+	if (f->kind == KMSG_STARVED)
+		snprintf(f->reason, sizeof(f->reason),
+			 "starved: the guest logged a stall report during the case (%.90s); under wall-clock TCG that is how this host ran its vCPUs, not a verdict",
+			 starve->first);
 }
 
 /* Everything a case's status is decided from. */
@@ -143,7 +157,9 @@ struct case_facts {
  *   xfail) turns FAIL into XFAIL and PASS into XPASS, but not a failure
  *   the body reported as unexpected (ktap_fail_unexpected);
  * - the kernel log last: a splat that is no known bug fails the case, a
- *   known bug carried by this kernel makes any other status XFAIL.
+ *   known bug carried by this kernel makes any other status XFAIL; stall
+ *   reports alone, where they measure the host (wall-clock TCG), make it
+ *   a SKIP of class harness whatever the body said.
  */
 static enum ktap_status case_status(const struct case_facts *f,
 				    char *reason, size_t len,
@@ -186,6 +202,10 @@ static enum ktap_status case_status(const struct case_facts *f,
 	if (f->kmsg.kind == KMSG_UNKNOWN) {
 		reason[0] = '\0';
 		st = KTAP_FAIL;
+	} else if (f->kmsg.kind == KMSG_STARVED) {
+		snprintf(reason, len, "%s", f->kmsg.reason);
+		st = KTAP_SKIP;
+		*cls = ZC_CLASS_HARNESS;
 	} else if (f->kmsg.kind == KMSG_KNOWN_BUG && st != KTAP_FAIL) {
 		snprintf(reason, len, "%s", f->kmsg.reason);
 		st = KTAP_XFAIL;

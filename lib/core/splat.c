@@ -14,6 +14,7 @@
 #include "core/splat.h"
 #include "core/util.h"
 #include "splats.h"		/* generated from the splats file */
+#include "known_bugs.h"		/* generated from the known_bugs file */
 
 /* A splat longer than this many records is closed anyway. */
 #define SPLAT_MAX_LINES	200
@@ -46,6 +47,16 @@ static bool is_splat_start(const char *t)
 	if (!state)
 		state = regcomp(&re, ZC_SPLAT_HEADS_RE, REG_EXTENDED | REG_NOSUB) ? -1 : 1;
 	return state > 0 && !regexec(&re, t, 0, NULL, 0);
+}
+
+bool zc_splat_starve(const struct zc_splat *s)
+{
+	static regex_t re;
+	static int state;	/* 0 not compiled, 1 compiled, -1 failed */
+
+	if (!state)
+		state = regcomp(&re, ZC_SPLAT_STARVE_RE, REG_EXTENDED | REG_NOSUB) ? -1 : 1;
+	return state > 0 && !regexec(&re, s->first, 0, NULL, 0);
 }
 
 static bool is_splat_end(const struct zc_kmsg_parser *p, const char *t)
@@ -301,16 +312,7 @@ enum zc_splat_owner zc_splat_owner(const struct zc_splat *s,
  * FAIL. Probes look at behaviour or BTF, never at a version number:
  * vendors backport fixes.
  */
-static const struct zc_known_bug known_bugs[] = {
-	{
-		.name = "sockmap-psock-destroy-mem-accounting",
-		/* "at FILE:LINE FUNC" (up to 6.x), "FILE:LINE at FUNC" (7.x) */
-		.first = "WARNING: *net/ipv4/af_inet.c:* inet_sock_destruct*",
-		.where = "sk_psock_destroy",
-		.probe = NULL,
-		.fix = NULL,
-	},
-};
+static const struct zc_known_bug known_bugs[] = { ZC_KNOWN_BUG_SPLATS };
 
 static bool splat_mentions(const struct zc_splat *s, const char *fn)
 {

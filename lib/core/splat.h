@@ -49,6 +49,9 @@ void zc_splat_flush(struct zc_kmsg_parser *p);
 /* "FIRST (trace: a < b < c; task comm pid P; workqueue W)" */
 void zc_splat_summary(const struct zc_splat *s, char *buf, size_t len);
 
+/* A report that a CPU or task got no time (the splats classes stall, hung). */
+bool zc_splat_starve(const struct zc_splat *s);
+
 /* Who a splat belongs to. */
 enum zc_splat_owner {
 	ZC_SPLAT_OURS,		/* names one of this process's threads */

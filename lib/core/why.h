@@ -95,6 +95,24 @@ const char *zc_why_class_name(enum zc_class cls);
 		zc_why_set((w), fmt, ##__VA_ARGS__);			\
 	__ok;								\
 })
+/*
+ * Compare two integers as kselftest_harness's EXPECT_* do; when false
+ * record both expressions and both values at this line, e.g.
+ *	ok &= ZC_EXPECT_OP(why, cqe->res, ==, len);
+ * sets "cqe->res (4095) == len (4096)". Each side is evaluated once.
+ */
+#define ZC_EXPECT_OP(w, seen, op, expected)				\
+({									\
+	long long __seen = (long long)(seen);				\
+	long long __want = (long long)(expected);			\
+									\
+	ZC_CHECK(w, __seen op __want, "%s (%lld) %s %s (%lld)",		\
+		 #seen, __seen, #op, #expected, __want);		\
+})
+#define ZC_EXPECT_EQ(w, seen, expected) ZC_EXPECT_OP(w, seen, ==, expected)
+#define ZC_EXPECT_NE(w, seen, expected) ZC_EXPECT_OP(w, seen, !=, expected)
+#define ZC_EXPECT_GE(w, seen, expected) ZC_EXPECT_OP(w, seen, >=, expected)
+#define ZC_EXPECT_LE(w, seen, expected) ZC_EXPECT_OP(w, seen, <=, expected)
 /* Integer equality, the message built from the expression. */
 #define ZC_CHECK_EQ(w, what, seen, expected)				\
 	ZC_CHECK(w, (long long)(seen) == (long long)(expected),		\

@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """The suite's Python code that more than one program uses, as one
 package: results (the TAP and metric parser, results.json), compare
-(two runs' verdict), kconfig (merging config fragments), vmtest (the
-suite on other kernels in qemu), lava (the suite as a LAVA job).
+(two runs' verdict; over cmprun, cmpjudge, cmpreport), kconfig (merging
+config fragments), vmtest (the suite on other kernels in qemu; over
+vmbase, vmdebian, vmtree, vmconsole, vmguest, vmmatrix), lava (the
+suite as a LAVA job). No module is over 1,000 lines.
 
 A tool in tools/ finds it with one line relative to its own real path,
 so a source tree and an installed tree (make install copies tools/py)

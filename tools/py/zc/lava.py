@@ -40,7 +40,7 @@ import tarfile
 import tempfile
 import time
 
-from zc import TOP, results as zr, vmtest as vm
+from zc import TOP, results as zr, vmbase, vmdebian, vmguest, vmtree
 
 ME = "lavacheck"
 EXIT_BAD, EXIT_SKIP, EXIT_USAGE = 1, 125, 128
@@ -193,20 +193,22 @@ def vm_args(arch, build):
 	os.makedirs(cache, exist_ok=True)
 	ns = argparse.Namespace(arch=arch, cache=cache, accel="tcg",
 				kernel_tree=None, no_host=False, rev=None,
-				build=build if arch == vm.HOST_ARCH else None)
-	vm.check_arch_args(None, ns, [])
+				build=build if arch == vmbase.HOST_ARCH else None)
+	vmbase.check_arch_args(None, ns, [])
 	return ns
 
 
 def need_arch(ns):
 	"""qemu and, for a foreign guest, the cross compiler."""
-	a = vm.arch_of(ns)
+	a = vmbase.arch_of(ns)
 	if not shutil.which(a["qemu"]):
 		raise Skip("no %s (apt-get install %s)" % (a["qemu"],
 							   a["qemu_pkg"]))
 	if a["make"] and not shutil.which(a["gnu"] + "-gcc"):
-		raise Skip("no cross compiler for %s: apt-get install %s" % (
-			ns.arch, " ".join(vm.cross_packages(ns.arch))))
+		raise Skip("no cross compiler for %s: apt-get install %s "
+			   "(tools/deps.sh --install %s)" % (
+				   ns.arch, " ".join(vmbase.cross_packages(ns.arch)),
+				   ns.arch))
 
 
 def guest_tree(ns, stage, tar):
@@ -215,8 +217,8 @@ def guest_tree(ns, stage, tar):
 	tar.gz, the job's ZC_TARBALL_URL. Returns the tree."""
 	inst = os.path.join(stage, "zc")
 	try:
-		cross, env = vm.cross_make(ns)
-	except vm.EnvSkip as e:
+		cross, env = vmtree.cross_make(ns)
+	except vmbase.EnvSkip as e:
 		raise Skip(str(e))
 	cmd = ["make", "-s", "-C", TOP, "O=" + ns.build, "INSTALL_PATH=" +
 	       inst, "TAR_PATH=" + tar, "gen_tar"] + cross
@@ -236,22 +238,22 @@ def userland(c, ns):
 	"""The programs run_tests.sh and the init need and their libraries:
 	the host's for an x86_64 guest, the architecture's .debs (vmtest's
 	foreign_userland) for another. Returns the guest's busybox."""
-	if ns.arch != vm.HOST_ARCH:
+	if ns.arch != vmbase.HOST_ARCH:
 		try:
-			return vm.foreign_userland(ns, c, [])
-		except vm.EnvSkip as e:
+			return vmdebian.foreign_userland(ns, c, [])
+		except vmbase.EnvSkip as e:
 			raise Skip(str(e))
 	progs = []
-	for p in vm.HOST_PROGS:
+	for p in vmbase.HOST_PROGS:
 		w = shutil.which(p, path="/usr/sbin:/usr/bin:/sbin:/bin")
 		if not w:
 			raise Skip("host program %s missing" % p)
 		progs.append(w)
 	for p in progs:
-		c.host_file(vm.guest_path(p), os.path.realpath(p))
-	for lib in vm.shared_libs(progs):
-		c.host_file(vm.guest_path(lib), os.path.realpath(lib))
-	return vm.find_busybox()
+		c.host_file(vmbase.guest_path(p), os.path.realpath(p))
+	for lib in vmguest.shared_libs(progs):
+		c.host_file(vmbase.guest_path(lib), os.path.realpath(lib))
+	return vmbase.find_busybox()
 
 
 # glibc's libraries: the tree links them dynamically (glibc's own
@@ -266,7 +268,7 @@ def tree_libs(c, ns, tree):
 	when make install linked them statically as a lab's ramdisk (or
 	LKFT's rootfs) will not hold libbpf and liburing."""
 	missing = set()
-	root = None if ns.arch == vm.HOST_ARCH else vm.guest_root(ns)
+	root = None if ns.arch == vmbase.HOST_ARCH else vmdebian.guest_root(ns)
 	for top, _, files in os.walk(tree):
 		for f in files:
 			p = os.path.join(top, f)
@@ -275,16 +277,16 @@ def tree_libs(c, ns, tree):
 					continue
 			if root:
 				try:
-					libs = vm.root_libs(root, vm.arch_of(ns)["gnu"],
+					libs = vmdebian.root_libs(root, vmbase.arch_of(ns)["gnu"],
 							    [p])
-				except vm.EnvSkip as e:
+				except vmbase.EnvSkip as e:
 					raise Skip(str(e))
 			else:
-				libs = {x: x for x in vm.shared_libs([p])}
+				libs = {x: x for x in vmguest.shared_libs([p])}
 			for g, h in sorted(libs.items()):
 				so = os.path.basename(g)
 				if GLIBC.match(so):
-					c.host_file(vm.guest_path(g),
+					c.host_file(vmbase.guest_path(g),
 						    os.path.realpath(h))
 				elif not any(n.endswith("/" + so) for n in c.names):
 					missing.add("%s (%s)" % (so, os.path.relpath(
@@ -297,7 +299,7 @@ def ramdisk(kernel, tree, path, ns):
 	suite's modules (and the TAP copy's port): gzip'd newc cpio. The
 	tree comes as LAVA's overlay and needs no library of its own."""
 	spec = ARCHES[ns.arch]
-	c = vm.Cpio()
+	c = vmguest.Cpio()
 	for d in ("proc", "sys", "dev", "tmp", "run", "root", "etc",
 		  "usr/bin", "usr/sbin", "usr/lib", "usr/lib64", "opt"):
 		c.mkdir(d)
@@ -310,7 +312,7 @@ def ramdisk(kernel, tree, path, ns):
 	if missing:
 		raise Skip("the tree needs libraries make install did not "
 			   "link statically: %s" % ", ".join(missing))
-	hbb = vm.find_busybox()
+	hbb = vmbase.find_busybox()
 	if not bb or not hbb:
 		raise Skip("no static busybox (busybox-static) for the ramdisk")
 	c.host_file("usr/bin/busybox", bb)
@@ -322,9 +324,9 @@ def ramdisk(kernel, tree, path, ns):
 		if "usr/bin/" + a not in c.names and "usr/sbin/" + a not in c.names:
 			c.symlink("usr/bin/" + a, "busybox")
 	try:
-		mods, missing = vm.resolve_modules(kernel, vm.BASE_MODULES +
+		mods, missing = vmdebian.resolve_modules(kernel, vmbase.BASE_MODULES +
 						   spec["modules"])
-	except vm.EnvSkip as e:
+	except vmbase.EnvSkip as e:
 		raise Skip(str(e))
 	lack = [m for m in spec["modules"] if m in missing]
 	if lack:
@@ -421,7 +423,7 @@ def lava_results(log_path):
 
 def guest_tap(port, path):
 	"""The run.tap the guest wrote to its second serial port, or None."""
-	text = vm.read_text(port).replace("\r", "")
+	text = vmbase.read_text(port).replace("\r", "")
 	b, e = text.find(TAP_BEGIN), text.find(TAP_END)
 	if b < 0 or e < b:
 		return None
@@ -480,13 +482,13 @@ def parse_args(argv):
 		epilog="Exit: 0 LAVA recorded every result of run.tap alike, "
 		"1 one is missing or differs, 125 this machine cannot run "
 		"the job, 128 usage. Needs root (apt, lava-run).")
-	p.add_argument("--debian", default="6.12", choices=sorted(vm.DEBIAN),
+	p.add_argument("--debian", default="6.12", choices=sorted(vmbase.DEBIAN),
 		       help="the Debian kernel series vmtest fetches "
 		       "(default %(default)s)")
 	p.add_argument("--args", dest="run_args", metavar="ARGS",
 		       help="run_tests.sh's arguments in the guest (default: "
 		       "the job's ZC_ARGS)")
-	p.add_argument("--arch", default=vm.HOST_ARCH,
+	p.add_argument("--arch", default=vmbase.HOST_ARCH,
 		       choices=list(ARCHES) + ["all"],
 		       help="the guest's architecture: LAVA's qemu device "
 		       "with this arch (arm64: qemu-system-aarch64, the "
@@ -514,10 +516,10 @@ def prepare(args, arch, out):
 	tdir = device_templates()
 	ns = vm_args(arch, os.path.abspath(args.build))
 	need_arch(ns)
-	apt = vm.Apt(ns.cache, vm.arch_of(ns)["deb"])
+	apt = vmdebian.Apt(ns.cache, vmbase.arch_of(ns)["deb"])
 	try:
-		kernel = vm.Kernel(vm.fetch_debian(ns.cache, apt, args.debian))
-	except vm.EnvSkip as e:
+		kernel = vmdebian.Kernel(vmdebian.fetch_debian(ns.cache, apt, args.debian))
+	except vmbase.EnvSkip as e:
 		raise Skip(str(e))
 	log("%s kernel %s" % (arch, kernel.vmlinuz))
 	files = {n: os.path.join(out, n) for n in
@@ -671,7 +673,7 @@ def main(argv):
 	for arch in arches:
 		# the default run's line stays the issue's; another
 		# architecture's names it
-		label = "" if arch == vm.HOST_ARCH else arch + ": "
+		label = "" if arch == vmbase.HOST_ARCH else arch + ": "
 		sub = out if len(arches) == 1 else os.path.join(out, arch)
 		rc, line = run_arch(args, arch, sub, label)
 		rcs.append(rc)

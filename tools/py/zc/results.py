@@ -19,6 +19,7 @@ import tempfile
 
 import zc as zpkg
 from zc import TOP
+from zc.provenance import add_metadata
 
 FORMAT = "zc-results/1"
 # The results.json formats these tools read: a newer one is refused,
@@ -40,7 +41,6 @@ RE_PLAN = re.compile(r"^(\d+)\.\.(\d+)\s*(?:#\s*(.*))?$")
 RE_RUNNER_HDR = re.compile(r"^# selftests: (\S+): (\S+)\s*$")
 RE_RUNNER_NAME = re.compile(r"^selftests: (\S+): (\S+)$")
 RE_TOTALS = re.compile(r"^Totals:\s*(.*)$")
-RE_KERNEL = re.compile(r"\bkernel[= :]+([0-9][\w.+~-]*)")
 RE_BAIL = re.compile(r"^Bail out!\s*(.*)$")
 # A runner's line for the test a signal cut short (run_tests.sh): a SKIP
 # for TAP readers, "interrupted" here.
@@ -122,6 +122,22 @@ def median(v):
 		return s[n // 2]
 	# halves first: two values near the float limit sum to inf
 	return s[n // 2 - 1] / 2 + s[n // 2] / 2
+
+
+KSFT_PASS, KSFT_FAIL, KSFT_XFAIL, KSFT_XPASS, KSFT_SKIP = 0, 1, 2, 3, 4
+
+
+def ktap_exit_code(statuses):
+	"""The exit code a binary with these case statuses returns: the rule
+	of lib/core/ktap.c's ktap_exit_code(), so a log read alone gets the
+	status run_tests.sh gives that exit (0 pass, 4 skip, else fail)."""
+	if "fail" in statuses or "error" in statuses:
+		return KSFT_FAIL
+	for status, rc in (("pass", KSFT_PASS), ("xpass", KSFT_XPASS),
+			   ("xfail", KSFT_XFAIL), ("skip", KSFT_SKIP)):
+		if status in statuses:
+			return rc
+	return KSFT_PASS
 
 
 def split_directive(rest):
@@ -446,8 +462,6 @@ class TestLog:
 		st = [c["status"] for c in self.cases.values()]
 		if self.skip_all is not None and not st:
 			return "skip", self.skip_all
-		if "fail" in st or "xpass" in st:
-			return "fail", ""
 		if self.totals and self.totals.get("error"):
 			return "fail", self.diag[-1] if self.diag else "error"
 		if self.cut_short():
@@ -456,13 +470,16 @@ class TestLog:
 		if self.plan is not None and len(st) < self.plan:
 			return "fail", self.bail or "%d of %d results" % (
 				len(st), self.plan)
-		if "pass" in st or "xfail" in st:
+		if not st:
+			return "unknown", "no results"
+		rc = ktap_exit_code(st)
+		if rc == KSFT_PASS:
 			return "pass", ""
-		if st:
+		if rc == KSFT_SKIP:
 			reasons = sorted(set(c["reason"] for c in
 					     self.cases.values()))
 			return "skip", reasons[0] if len(reasons) == 1 else ""
-		return "unknown", "no results"
+		return "fail", "" if rc == KSFT_FAIL else "exit=%d" % rc
 
 
 def new_run():
@@ -769,108 +786,6 @@ def parse_results_dir(d):
 		raise InputError("%s: no <test>.log or run.tap with results" % d)
 	run["source"] = d
 	return run
-
-
-def suite_version(top):
-	if os.path.exists(os.path.join(top, ".git")):
-		try:
-			out = subprocess.run(["git", "-C", top, "describe",
-					      "--always", "--dirty"],
-					     capture_output=True, text=True,
-					     timeout=10)
-			if out.returncode == 0 and out.stdout.strip():
-				return out.stdout.strip()
-		except (OSError, subprocess.SubprocessError):
-			pass
-	try:
-		with open(os.path.join(top, "VERSION")) as f:
-			return f.readline().strip() or "unknown"
-	except OSError:
-		return "unknown"
-
-
-def kernel_from_config(run):
-	for t in run["tests"].values():
-		for c in t.get("config", []):
-			m = RE_KERNEL.search(c)
-			if m:
-				return m.group(1)
-	return None
-
-
-# What run_tests.sh records about the run, as "# provenance KEY VALUE"
-# lines of run.tap, and where each lands in results.json.
-PROVENANCE = {"suite_version": ("suite_version",), "date": ("date",),
-	      "kernel_release": ("kernel", "release"),
-	      "kernel_version": ("kernel", "version"),
-	      "arch": ("kernel", "machine"),
-	      "nproc": ("machine", "nproc"),
-	      "cpu_model": ("machine", "cpu_model"),
-	      "hostname": ("machine", "hostname"),
-	      "cmdline": ("comparability", "cmdline"),
-	      "config_sha256": ("comparability", "config_sha256"),
-	      "config_source": ("comparability", "config_source"),
-	      "governor": ("comparability", "governor"),
-	      "clock": ("comparability", "clock"),
-	      "taint_before": ("comparability", "taint_before"),
-	      "taint_after": ("comparability", "taint_after")}
-PROVENANCE_KEYS = ("suite_version", "date", "kernel", "machine",
-		   "comparability")
-INT_FIELDS = ("nproc", "taint_before", "taint_after")
-
-
-def provenance_from_lines(lines):
-	"""results.json's provenance fields from run.tap's provenance lines."""
-	out = {"suite_version": None, "date": None, "kernel": {},
-	       "machine": {}, "comparability": {}}
-	for key, val in lines.items():
-		where = PROVENANCE.get(key)
-		if not where:
-			continue
-		if key in INT_FIELDS:
-			val = int(val) if val.isdigit() else None
-		elif val == "":
-			val = None
-		if len(where) == 1:
-			out[where[0]] = val
-		else:
-			out[where[0]][where[1]] = val
-	# two runs compare only on the same CPU model
-	out["comparability"]["cpu_model"] = out["machine"].get("cpu_model")
-	return out
-
-
-def apply_provenance(run, old=None):
-	"""Provenance is what the run recorded (run.tap), else what an
-	earlier results.json kept, else unknown: never this machine's."""
-	lines = run.pop("provenance_lines", None)
-	if lines:
-		prov, origin = provenance_from_lines(lines), "run.tap"
-	elif old and old.get("provenance") != "unknown" and \
-	     any(old.get(k) for k in PROVENANCE_KEYS):
-		prov = {k: old.get(k) for k in PROVENANCE_KEYS}
-		origin = old.get("provenance") or "results.json"
-	else:
-		prov = {"suite_version": None, "date": None, "kernel": {},
-			"machine": {}, "comparability": None}
-		origin = "unknown"
-	run.update(prov)
-	run["provenance"] = origin
-	k = run.get("kernel")
-	logged = kernel_from_config(run)
-	if isinstance(k, dict) and logged and logged != k.get("release"):
-		k["logged_release"] = logged
-
-
-def add_metadata(run, top, old=None):
-	apply_provenance(run, old)
-	# What this analysis adds: never mistaken for the run's provenance.
-	u = platform.uname()
-	run["analysis"] = {"tool": "zc-results", "suite_version":
-			   suite_version(top), "hostname": u.node,
-			   "date": datetime.datetime.now(
-				   datetime.timezone.utc).strftime(
-				   "%Y-%m-%dT%H:%M:%SZ")}
 
 
 # LAVA's results are pass, fail, skip and unknown: a test a signal cut
