@@ -26,6 +26,7 @@
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 
+#include "known_bugs.h"
 #include "core/clock.h"
 #include "core/meter.h"
 #include "net/netns.h"
@@ -48,8 +49,6 @@
  */
 #define SOAK_S		5.0
 #define SOAK_MAX	3600.0
-#define PASS_DUP_BUG	"sockmap-pass-duplicate-segment"
-#define OVERLAP_BUG	"sockmap-read-skb-overlap"
 /* Cases that count queued bytes need them all queued, not in the backlog. */
 #define QUEUE_RCVBUF	(8L << 20)
 
@@ -749,7 +748,7 @@ static enum seen transfer_body(struct ctx *cx, struct zc_sm_topo *t,
 	if (dup) {
 		zc_why_prefix(why,
 			      "known kernel bug %s: %ld B (%ld TCP segment(s) of MSS %d) received twice; of %llu data segments at lo %llu were sent again, %llu began below the highest byte sent (the last by %llu B), %llu ended inside an earlier one (the last %llu B into it)",
-			      PASS_DUP_BUG, dup * mss, dup, mss,
+			      ZC_BUG_SOCKMAP_PASS_DUPLICATE_SEGMENT, dup * mss, dup, mss,
 			      (unsigned long long)n.data_segs,
 			      (unsigned long long)n.repeats + n.overlaps,
 			      (unsigned long long)n.overlaps,
@@ -812,8 +811,9 @@ static void case_verdict_pass(const struct zc_case *c, const struct row *r,
 
 /*
  * verdict_pass's transfer again and again on fresh topologies, for at
- * most cx->soak seconds: the SK_PASS duplicate (PASS_DUP_BUG) hit about
- * one transfer in several hundred on this project's host, too rarely for
+ * most cx->soak seconds: the SK_PASS duplicate (known bug
+ * sockmap-pass-duplicate-segment) hit about one transfer in several
+ * hundred on this project's host, too rarely for
  * verdict_pass alone to show it.
  */
 static void case_pass_soak(const struct zc_case *c, const struct row *r,
@@ -873,7 +873,7 @@ static enum seen overlap_judge(const unsigned char *pat,
 	    !memcmp(x->rx, pat, head) && !memcmp(x->rx + head, pat, x->sent)) {
 		zc_why_set(why,
 			   "known kernel bug %s: a retransmitted segment overlapping p1's rcv_nxt by %d B was delivered whole: those %d B came twice (%d B read for %d written)",
-			   OVERLAP_BUG, twice, twice, x->got, x->sent);
+			   ZC_BUG_SOCKMAP_READ_SKB_OVERLAP, twice, twice, x->got, x->sent);
 		return SEEN_KNOWN_BUG;
 	}
 	for (bad = 0; bad < x->got && bad < x->sent && x->rx[bad] == pat[bad]; bad++)
