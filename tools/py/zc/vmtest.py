@@ -381,30 +381,33 @@ def case_matches(pat, name):
 	return not re.search(r"[*?[]", pat) and pat in name
 
 
-def newest_source():
-	"""mtime of the newest file a test binary is built from."""
-	newest = 0
-	for sub in ("tests", "lib", "bpf"):
+def newest_source(test):
+	"""mtime of the newest file test's binary is built from: lib/, bpf/
+	and its own tests/TEST.c (make relinks only the binaries whose
+	sources changed, so another test's edit does not make it stale)."""
+	paths = [os.path.join(TOP, "tests", test + ".c")]
+	for sub in ("lib", "bpf"):
 		for d, _, files in os.walk(os.path.join(TOP, sub)):
-			for f in files:
-				try:
-					newest = max(newest, os.path.getmtime(
-						os.path.join(d, f)))
-				except OSError:
-					pass
+			paths += [os.path.join(d, f) for f in files]
+	newest = 0
+	for f in paths:
+		try:
+			newest = max(newest, os.path.getmtime(f))
+		except OSError:
+			pass
 	return newest
 
 
-def case_lists(dirs, tests, fresh=0):
+def case_lists(dirs, tests, fresh=None):
 	"""{test: [case...]} from the --list of the binaries in the first of
-	dirs that holds every test built no older than fresh, else None
-	(nothing built yet, or built from older sources)."""
+	dirs that holds every test built no older than fresh(test), else
+	None (nothing built yet, or built from older sources)."""
 	for d in dirs:
 		lists = {}
 		for t in tests:
 			b = os.path.join(d, t)
 			try:
-				if os.path.getmtime(b) < fresh:
+				if fresh and os.path.getmtime(b) < fresh(t):
 					break
 				r = subprocess.run([b, "--list"], capture_output=True,
 						   text=True, timeout=30,
@@ -456,7 +459,7 @@ def check_case(p, a, known):
 	dirs = [a.build, os.path.join(TOP, "build")]
 	if os.path.isfile(os.path.join(TOP, "kselftest-list.txt")):
 		dirs.insert(1, TOP)
-	lists = case_lists(dirs, tests, newest_source())
+	lists = case_lists(dirs, tests, newest_source)
 	if lists is None:
 		return
 	a.case_checked = True
