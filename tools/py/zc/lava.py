@@ -333,13 +333,7 @@ def ramdisk(kernel, tree, path, ns):
 		raise Skip("%s has no %s, built in or as a module (the port "
 			   "run.tap is copied to)" % (kernel.release,
 						      " ".join(lack)))
-	for name, data in mods:
-		c.file("lib/modules/zc/%s.ko" % name, data)
-	c.file("lib/modules/zc/order",
-	       "".join(n + "\n" for n, _ in mods).encode())
-	if kernel.config:
-		with open(kernel.config, "rb") as f:
-			c.file("boot/config-" + kernel.release, f.read())
+	vmguest.add_modules(c, kernel, mods)
 	# root without a password: busybox login asks for none
 	c.file("etc/passwd", b"root::0:0:root:/root:/bin/sh\n")
 	c.file("etc/group", b"root:x:0:\n")

@@ -319,6 +319,19 @@ poweroff -f
 """
 
 
+def add_modules(c, kernel, mods):
+	"""The guest init loads /lib/modules/zc/order's modules in turn;
+	the kernel's config goes along for the suite's config checks.
+	Shared with lava's ramdisk, whose init reads the same files."""
+	for name, data in mods:
+		c.file("lib/modules/zc/%s.ko" % name, data)
+	c.file("lib/modules/zc/order",
+	       "".join(n + "\n" for n, _ in mods).encode())
+	if kernel.config:
+		with open(kernel.config, "rb") as f:
+			c.file("boot/config-" + kernel.release, f.read())
+
+
 def build_initramfs(kernel, suite, conf, args):
 	c = Cpio()
 	for d in ("proc", "sys", "dev", "tmp", "run", "root", "etc",
@@ -367,13 +380,7 @@ def build_initramfs(kernel, suite, conf, args):
 			c.host_file("zc/" + os.path.relpath(src, suite), src)
 	drivers = list(dict.fromkeys(m for p in args.pairs for m in p.modules))
 	mods, missing = resolve_modules(kernel, BASE_MODULES + drivers)
-	for name, data in mods:
-		c.file("lib/modules/zc/%s.ko" % name, data)
-	c.file("lib/modules/zc/order",
-	       "".join(n + "\n" for n, _ in mods).encode())
-	if kernel.config:
-		with open(kernel.config, "rb") as f:
-			c.file("boot/config-" + kernel.release, f.read())
+	add_modules(c, kernel, mods)
 	# --add: programs --exec runs that are not the suite's (a peer to
 	# measure against, say), in /zc/add/ under their own names.
 	for f in args.add or []:
