@@ -61,7 +61,7 @@ ex=$BUILD_DIR/check/example_test
 if [ -x "$ex" ]; then
 	got=$("$ex" --list 2>&1 | tr '\n' ' ')
 	expect "lib.example_lists_its_cases" \
-		[ "$got" = "udp4.send.loopback udp4.msg_zerocopy.loopback " ]
+		[ "$got" = "send msg_zerocopy " ]
 	if [ "$(id -u)" = 0 ]; then
 		got=$("$ex" 2>&1)
 		expect "lib.example_runs_its_cases" \
