@@ -28,9 +28,7 @@ struct ctx {
 /* A row: the runner's hooks, what the case does, what it expects. */
 struct row {
 	ZC_ROW_HOOKS(struct row, struct ctx);
-	enum proto { UDP4 } proto;
 	enum zc_send_mode mode;
-	enum topo { LOOPBACK } topo;
 	int verdict;		/* ZC_VERDICT_COPIED / ZC_VERDICT_ZEROCOPY */
 };
 ZC_MATRIX_TYPE(row, struct row, struct ctx)
@@ -43,11 +41,9 @@ static enum zc_pre need_so_zerocopy(const struct zc_case *c, const struct row *r
 
 /* ---- the cases: rows from their axes, names from the rows ---- */
 
-static const char *const protos[] = { [UDP4] = "udp4" };
 static const char *const modes[] = {
 	[ZC_MODE_SEND] = "send", [ZC_MODE_MSG_ZEROCOPY] = "msg_zerocopy",
 };
-static const char *const topos[] = { [LOOPBACK] = "loopback" };
 
 /* Local delivery copies: both sends are expected copied. */
 static const struct row_matrix cases = {
@@ -56,9 +52,7 @@ static const struct row_matrix cases = {
 		.verdict = ZC_VERDICT_COPIED,
 	},
 	.axes = {
-		ZC_AXIS(struct row, proto, protos, UDP4),
 		ZC_AXIS(struct row, mode, modes, ZC_MODE_SEND, ZC_MODE_MSG_ZEROCOPY),
-		ZC_AXIS(struct row, topo, topos, LOOPBACK),
 	},
 };
 

@@ -647,8 +647,9 @@ static void case_requests(const struct zc_case *c, const struct row *r,
 	}
 	/* Requests wait for the receiver's window: it must hold the depth. */
 	if (!sc.sink && udp && ss.rx.window < depth_of(r)) {
-		ktap_skip(c->name, ZC_CLASS_ENV, "the receiver standing in for the tc sink holds %u datagrams, depth %u needs more (SO_RCVBUFFORCE refused; %s)",
-			  ss.rx.window, depth_of(r), ctx->feat.bpf.msg);
+		zc_why_set(&why, "the receiver standing in for the tc sink holds %u datagrams, depth %u needs more (SO_RCVBUFFORCE refused; %s)",
+			   ss.rx.window, depth_of(r), ctx->feat.bpf.msg);
+		ktap_seen(c->name, KTAP_FACT_ENV, &why);
 		goto out;
 	}
 	t.poison = life;

@@ -701,7 +701,8 @@ static void summary(const char *name, const struct vrun *run,
 /*
  * A copy the row did not plan, with a cause outside the kernel
  * (zc_env_copy_cause: a foreign tap that applies on this kernel, an
- * offload the device lacks): the case cannot judge the kernel, SKIP.
+ * offload the device lacks): the case cannot judge the kernel, a fact
+ * case_status() makes a SKIP of class environment.
  * Without such a cause it is judged as any other.
  */
 static bool env_explains(const char *name, const struct vrun *run)
@@ -715,7 +716,7 @@ static bool env_explains(const char *name, const struct vrun *run)
 		return false;
 	if (!zc_env_copy_cause(&run->ctx->sink.t, &why))
 		return false;
-	ktap_skip_why(name, &why);
+	ktap_seen(name, KTAP_FACT_ENV, &why);
 	return true;
 }
 
@@ -884,7 +885,7 @@ static void case_rate(const struct zc_case *c, const struct row *row,
 	zc_witness_enable(true);
 	if (ret > 0) {
 		/* a copy zc_env_copy_cause explains */
-		ktap_skip_why(c->name, &why);
+		ktap_seen(c->name, KTAP_FACT_ENV, &why);
 		return;
 	}
 	if (ret) {

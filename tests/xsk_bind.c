@@ -647,7 +647,7 @@ static void case_bind(const struct zc_case *c, const struct row *row,
 	if (zc_xsk_run_open(&r, d, &cfg) || run_socket(&r, nframes)) {
 		/* A device named by --iface may have no native XDP at all. */
 		if (row->at == AT_NATIVE && !d->veth && strstr(r.why.msg, "attach"))
-			ktap_skip(c->name, ZC_CLASS_ENV, "%s", r.why.msg);
+			ktap_seen(c->name, KTAP_FACT_ENV, &r.why);
 		else
 			ktap_fail_why(c->name, &r.why);
 		run_close(&r);
@@ -663,7 +663,7 @@ static void case_bind(const struct zc_case *c, const struct row *row,
 	switch (check_bind(&r, row, flags, ret, tries)) {
 	case BIND_REFUSED:
 		/* the device's features, as the probe read them */
-		ktap_skip(c->name, ZC_CLASS_ENV, "%s", r.why.msg);
+		ktap_seen(c->name, KTAP_FACT_ENV, &r.why);
 		break;
 	case BIND_WRONG:
 		ktap_fail_why(c->name, &r.why);
@@ -934,7 +934,7 @@ static void case_data(const struct zc_case *c, const struct row *row,
 	/* The pair's counters read once the account has settled. */
 	if (zc_xsk_account_pair(&r, row->path, &lost) && !ok)
 		/* frames a real pair's wire lost: not the kernel's path */
-		ktap_skip(c->name, ZC_CLASS_ENV, "%s", lost.msg);
+		ktap_seen(c->name, KTAP_FACT_ENV, &lost);
 	else if (!ok)
 		ktap_fail_why(c->name, &r.why);
 	else if (report_data(ctx, c, row, &r, &rate, &seen))

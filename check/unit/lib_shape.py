@@ -232,4 +232,15 @@ for a in sorted(calls):
             out('calls_both_ways', 'lib/%s.c <-> lib/%s.c: %s calls %s, %s calls %s'
                 % (a, b, a, ' '.join(ab), b, ' '.join(ba)))
 
+# A status is decided in lib/core alone (runner.c's case_status): lib/
+# outside core reports facts (ktap_seen), never a SKIP/XFAIL/XPASS.
+STATUS_CALLS = ('ktap_xfail', 'ktap_xpass', 'ktap_skip', 'ktap_skip_why')
+for m in sorted(undefs):
+    if m.startswith('core/'):
+        continue
+    hit = sorted(s for s in undefs[m] if s in STATUS_CALLS)
+    if hit:
+        out('status', 'lib/%s.c calls %s: a status is case_status()\'s (lib/core/runner.c); report a fact (ktap_seen)'
+            % (m, ' '.join(hit)))
+
 print('\n'.join(bad))

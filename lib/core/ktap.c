@@ -164,7 +164,7 @@ static void result(enum ktap_status st, bool unexpected, const char *name,
 		ktap_report(name, st, reason, cls);
 		return;
 	}
-	if (body.b.status != KTAP_NONE) {
+	if (body.b.status != KTAP_NONE || body.b.fact != KTAP_FACT_NONE) {
 		body.b.extra++;
 		ktap_print_msg("%s: a second verdict (%s) of one case, not counted",
 			       name, st == KTAP_FAIL ? "fail" : "not a failure");
@@ -261,6 +261,24 @@ void ktap_skip(const char *name, enum zc_class cls, const char *fmt, ...)
 	va_start(ap, fmt);
 	directive(KTAP_SKIP, cls, name, fmt, ap);
 	va_end(ap);
+}
+
+void ktap_seen(const char *name, enum ktap_fact fact, const struct zc_why *why)
+{
+	if (!body.active) {
+		ktap_print_msg("%s: a fact reported outside a case's body: %s",
+			       name, why->msg);
+		counts.error++;
+		return;
+	}
+	if (body.b.status != KTAP_NONE || body.b.fact != KTAP_FACT_NONE) {
+		body.b.extra++;
+		ktap_print_msg("%s: a second verdict (a fact: %s) of one case, not counted",
+			       name, why->msg);
+		return;
+	}
+	body.b.fact = fact;
+	snprintf(body.b.reason, sizeof(body.b.reason), "%s", why->msg);
 }
 
 void ktap_skip_why(const char *name, const struct zc_why *why)

@@ -57,6 +57,15 @@ void ktap_skip_why(const char *name, const struct zc_why *why);
  * ("*": the whole binary, before its plan); ktap_report prints it itself.
  */
 void ktap_skip_class(const char *name, enum zc_class cls);
+/*
+ * A fact a body reports instead of a status: the runner's case_status()
+ * turns it into one (a known bug seen: XFAIL; the environment or the
+ * harness in the way: SKIP of that class).
+ */
+enum ktap_fact { KTAP_FACT_NONE, KTAP_FACT_KNOWN_BUG, KTAP_FACT_ENV, KTAP_FACT_HARNESS };
+
+/* A fact seen by a body (why.msg: the detail, a known bug's name first). */
+void ktap_seen(const char *name, enum ktap_fact fact, const struct zc_why *why);
 void ktap_xfail(const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void ktap_xpass(const char *name, const char *fmt, ...)
@@ -140,6 +149,7 @@ struct ktap_body {
 	unsigned int extra;		/* results reported after the first */
 	char reason[512];		/* a SKIP's, XFAIL's or XPASS's reason */
 	enum zc_class cls;		/* a SKIP's class */
+	enum ktap_fact fact;		/* what the body saw, for case_status() */
 };
 
 /* From here to ktap_body_end(), results are held, not printed. */

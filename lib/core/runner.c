@@ -145,11 +145,32 @@ struct case_facts {
 };
 
 /*
+ * A fact the body saw: a known bug's mark on the contract is its XFAIL;
+ * the environment or the harness in the way is a SKIP of that class.
+ */
+static enum ktap_status fact_status(const struct ktap_body *b,
+				    enum zc_class *cls)
+{
+	switch (b->fact) {
+	case KTAP_FACT_KNOWN_BUG:
+		return KTAP_XFAIL;
+	case KTAP_FACT_ENV:
+		*cls = ZC_CLASS_ENV;
+		return KTAP_SKIP;
+	case KTAP_FACT_HARNESS:
+		*cls = ZC_CLASS_HARNESS;
+		return KTAP_SKIP;
+	default:
+		return b->status;
+	}
+}
+
+/*
  * The one place a case's status, and a SKIP's class, is decided, in
  * this order:
  * - a precondition's SKIP: the body never ran; its class is the
  *   precondition's;
- * - the body's result (none is a FAIL);
+ * - the body's result, or the fact it saw (fact_status; none is a FAIL);
  * - a FAIL while a wait starved, or while this process was not running
  *   (SIGSTOP, a frozen VM), is no verdict on the kernel: SKIP, class
  *   harness (a body's own SKIP keeps the class it gave);
@@ -175,6 +196,8 @@ static enum ktap_status case_status(const struct case_facts *f,
 		*cls = f->pre_cls;
 		return KTAP_SKIP;
 	}
+	if (f->body.fact != KTAP_FACT_NONE)
+		st = fact_status(&f->body, cls);
 	if (st == KTAP_NONE) {
 		ktap_print_msg("%s: case reported no result", f->name);
 		st = KTAP_FAIL;
