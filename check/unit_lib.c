@@ -972,6 +972,58 @@ static void test_pre_xfail(void)
 	check(rc == KSFT_FAIL, "rows.pre_xfail_exit_code", out);
 }
 
+static void case_fact(const struct zc_case *c, void *ctx);
+
+static const struct zc_case fact_cases[] = {
+	{ "f.bug", case_fact, NULL },
+	{ "f.env", case_fact, NULL },
+	{ "f.harness", case_fact, NULL },
+	{ "f.env_then_pass", case_fact, NULL },
+	{ "f.clean", case_fact, NULL },
+};
+
+/* Facts a body saw: case_status() alone turns them into a status. */
+static void case_fact(const struct zc_case *c, void *ctx)
+{
+	static const enum ktap_fact facts[] = {
+		KTAP_FACT_KNOWN_BUG, KTAP_FACT_ENV, KTAP_FACT_HARNESS,
+		KTAP_FACT_ENV, KTAP_FACT_NONE,
+	};
+	size_t i = c - fact_cases;
+	struct zc_why why;
+
+	if (facts[i] == KTAP_FACT_NONE) {
+		ktap_pass(c->name);
+		return;
+	}
+	zc_why_set(&why, "seen by %s", c->name);
+	ktap_seen(c->name, facts[i], &why);
+	if (i == 3)
+		ktap_pass(c->name);
+}
+
+static void test_facts(void)
+{
+	static const char *const lines[][2] = {
+		{ "\nok 1 f.bug # XFAIL seen by f.bug\n", "facts.known_bug_is_xfail" },
+		{ "\n# skip-class f.env environment\nok 2 f.env # SKIP seen by f.env\n",
+		  "facts.environment_is_a_skip_of_its_class" },
+		{ "\n# skip-class f.harness harness\nok 3 f.harness # SKIP seen by f.harness\n",
+		  "facts.harness_is_a_skip_of_its_class" },
+		{ "a second verdict (not a failure) of one case, not counted\n# skip-class f.env_then_pass environment\nok 4 f.env_then_pass # SKIP",
+		  "facts.a_verdict_after_a_fact_is_an_error" },
+		{ "\nok 5 f.clean\n", "facts.no_fact_keeps_the_pass" },
+		{ "pass:1 fail:0 xfail:1 xpass:0 skip:3 error:1", "facts.totals" },
+	};
+	size_t i;
+	char *out;
+	int rc;
+
+	out = capture_cases(fact_cases, ZC_ARRAY_SIZE(fact_cases), &rc);
+	for (i = 0; i < ZC_ARRAY_SIZE(lines); i++)
+		check(out && strstr(out, lines[i][0]), lines[i][1], out);
+}
+
 static void test_case_rows(void)
 {
 	char want[160];
@@ -1111,6 +1163,7 @@ int main(void)
 	test_why_expect();
 	test_kmsg_runner();
 	test_case_rows();
+	test_facts();
 	test_pre_xfail();
 	test_skip_class();
 	printf("1..%d\n", num);
