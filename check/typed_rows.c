@@ -18,11 +18,25 @@ struct other {
 };
 ZC_MATRIX_TYPE(row, struct row, struct ctx)
 
-static void body(const struct zc_case *c, const struct row *r, struct ctx *x) {}
+static void body(const struct zc_case *c, const struct row *r, struct ctx *x)
+{
+}
+
 static void other_body(const struct zc_case *c, const struct other *r,
-		       struct ctx *x) {}
-static const char *rule(const struct row *r) { return NULL; }
-static const char *other_rule(const struct other *r) { return NULL; }
+		       struct ctx *x)
+{
+}
+
+static const char *rule(const struct row *r)
+{
+	return NULL;
+}
+
+static const char *other_rule(const struct other *r)
+{
+	return NULL;
+}
+
 static const char *const names[] = { [A0] = "a0", [A1] = "a1" };
 
 static const struct row_matrix m = {

@@ -735,15 +735,23 @@ static int parse(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
 		switch (c) {
-		case 'j': opt_json = true; break;
-		case 'i': opt_iface = optarg; break;
-		case 'n': opt_netns = optarg; break;
+		case 'j':
+			opt_json = true;
+			break;
+		case 'i':
+			opt_iface = optarg;
+			break;
+		case 'n':
+			opt_netns = optarg;
+			break;
 		case 'a':
 			if (parse_apis(optarg))
 				return usage_error("--api wants msg_zerocopy, send_zc, af_xdp_zerocopy, sockmap_splice or all, got '%s'",
 						   optarg);
 			break;
-		case 'h': usage(stdout); exit(0);
+		case 'h':
+			usage(stdout);
+			exit(0);
 		case ':': return usage_error("option '%s' needs an argument", argv[optind - 1]);
 		default: return usage_error("unknown option '%s'", argv[optind - 1]);
 		}

@@ -373,8 +373,7 @@ static void many(void)
 	bool ok = true;
 
 	if (fake_open(&fast, ZC_MODE_SEND_ZC, false) ||
-	    fake_open(&full, ZC_MODE_SEND_ZC, true))
-	{
+	    fake_open(&full, ZC_MODE_SEND_ZC, true)) {
 		unit_check(0, "many", "zc_slot_alloc failed");
 		return;
 	}
