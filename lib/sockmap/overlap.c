@@ -162,6 +162,7 @@ static int force_run(const unsigned char *pattern, struct zc_sm_topo *t,
 int zc_sm_overlap_force(const unsigned char *pattern, struct zc_sm_topo *t,
 			struct zc_sm_overlap_run *r, struct zc_why *why)
 {
+	struct linger abort_close = { .l_onoff = 1, .l_linger = 0 };
 	struct zc_sm_overlap o;
 	int one = 1, ret;
 
@@ -172,6 +173,17 @@ int zc_sm_overlap_force(const unsigned char *pattern, struct zc_sm_topo *t,
 				  strerror(-ret));
 	if (setsockopt(t->c1, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)))
 		return zc_why_set(why, "TCP_NODELAY on c1: %s", strerror(errno));
+	/*
+	 * Killed while the program drops, an orphaned c1 or p1 would go on
+	 * resending: the socket holds the namespace, the namespace the
+	 * program. A close that aborts lets them go with the process.
+	 */
+	if (setsockopt(t->c1, SOL_SOCKET, SO_LINGER, &abort_close,
+		       sizeof(abort_close)) ||
+	    setsockopt(t->p1, SOL_SOCKET, SO_LINGER, &abort_close,
+		       sizeof(abort_close)))
+		return zc_why_set(why, "SO_LINGER 0 on c1, p1: %s",
+				  strerror(errno));
 	ret = zc_sm_overlap_attach(&o, t);
 	if (ret)
 		return zc_why_set(why, "tc program on lo: %s", strerror(-ret));
