@@ -1220,7 +1220,7 @@ static void case_psock_teardown(const struct zc_case *c, const struct row *r,
 	int rounds = 0;
 
 	if (!teardown_allowed(cx, &why)) {
-		ktap_skip_why(c->name, &why);
+		ktap_seen(c->name, KTAP_FACT_CANNOT_RUN, &why);
 		return;
 	}
 	if (zc_psock_race_open(&race, &cx->pat, cx->o.cpu_tx, cx->o.cpu_rx,

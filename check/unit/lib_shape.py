@@ -242,5 +242,17 @@ for m in sorted(undefs):
     if hit:
         out('status', 'lib/%s.c calls %s: a status is case_status()\'s (lib/core/runner.c); report a fact (ktap_seen)'
             % (m, ' '.join(hit)))
+# A test's bodies report facts too: a SKIP whose class varies is
+# KTAP_FACT_CANNOT_RUN with the class in its reason.
+STATUS_RE = re.compile(r'\b(%s)\s*\(' % '|'.join(STATUS_CALLS))
+tdir = os.path.join(top, 'tests')
+for f in sorted(os.listdir(tdir)) if os.path.isdir(tdir) else ():
+    if not f.endswith('.c'):
+        continue
+    for n, line in enumerate(open(os.path.join(tdir, f)), 1):
+        m = STATUS_RE.search(line)
+        if m and not line.lstrip().startswith(('*', '/*', '//')):
+            out('status', 'tests/%s:%d calls %s: a status is case_status()\'s; report a fact (ktap_seen, KTAP_FACT_CANNOT_RUN for a SKIP of the reason\'s class)'
+                % (f, n, m.group(1)))
 
 print('\n'.join(bad))
