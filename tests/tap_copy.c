@@ -861,6 +861,19 @@ static bool env_explains(const char *name, const struct vrun *run)
 }
 
 /*
+ * The case's path could not be set up: a reason that carries its class
+ * (xdp_failed) is a case that cannot run here, a fact case_status()
+ * makes the SKIP of that class; any other reason is a failure.
+ */
+static void open_failed(const char *name, const struct zc_why *why)
+{
+	if (why->cls != ZC_CLASS_NONE)
+		ktap_seen(name, KTAP_FACT_CANNOT_RUN, why);
+	else
+		ktap_fail_why(name, why);
+}
+
+/*
  * The row's sends, one at a time, each with the kernel's verdict booked
  * against the witness; the traffic behind them; one result: every send
  * as the row wants and the witness agreeing, PASS; every send the other
@@ -886,11 +899,7 @@ static void case_verdict(const struct zc_case *c, const struct row *row,
 	ret = vrun_open(&run, &why);
 	if (ret) {
 		vrun_close(&run);
-		if (way_of(row)->setup == SETUP_XDP && (ret == -EOPNOTSUPP || ret == -EINVAL))
-			/* XDP on the test's own veth: the kernel's */
-			ktap_skip(c->name, ZC_CLASS_KERNEL, "%s", why.msg);
-		else
-			ktap_fail_why(c->name, &why);
+		open_failed(c->name, &why);
 		return;
 	}
 	if (run.rx_fd < 0)
@@ -1173,6 +1182,25 @@ static int xdp_set(struct ctx *ctx, bool on)
 	return zc_side_dev_xdp(&ctx->sink.t.b, prog_fd, XDP_FLAGS_DRV_MODE);
 }
 
+/*
+ * Why XDP_DROP could not go on the receiving device (ret: -errno): XDP
+ * refused on the test's own device (EOPNOTSUPP, EINVAL) is the kernel's,
+ * and the case cannot run; the reason's class says so to case_verdict.
+ */
+static int xdp_failed(const struct ctx *ctx, int ret, struct zc_why *why)
+{
+	/* before 5.18 no kernel loads an xdp.frags program: EINVAL */
+	if (zc_btf_has_member("bpf_prog_aux", "xdp_has_frags") == 0)
+		zc_why_set(why, "kernel lacks XDP multi-buffer programs (BPF_F_XDP_HAS_FRAGS, 5.18): no XDP drop program on %s (%s)",
+			   ctx->sink.t.b.ifname, ctx->drv_b);
+	else
+		zc_why_set(why, "attach native XDP (frags) to the receiving device %s (%s): %s",
+			   ctx->sink.t.b.ifname, ctx->drv_b, strerror(-ret));
+	if (ret == -EOPNOTSUPP || ret == -EINVAL)
+		zc_why_as(why, ZC_CLASS_KERNEL);
+	return ret;
+}
+
 /* MTU and XDP as the case wants, after its socket and tap. */
 static int path_set(struct vrun *run, struct zc_why *why)
 {
@@ -1202,13 +1230,8 @@ static int path_set(struct vrun *run, struct zc_why *why)
 	if (s != SETUP_XDP)
 		return 0;
 	ret = xdp_set(ctx, true);
-	/* before 5.18 no kernel loads an xdp.frags program: EINVAL */
-	if (ret && zc_btf_has_member("bpf_prog_aux", "xdp_has_frags") == 0)
-		return zc_why_set(why, "kernel lacks XDP multi-buffer programs (BPF_F_XDP_HAS_FRAGS, 5.18): no XDP drop program on %s (%s)",
-				  ctx->sink.t.b.ifname, ctx->drv_b), ret;
 	if (ret)
-		return zc_why_set(why, "attach native XDP (frags) to the receiving device %s (%s): %s",
-				  ctx->sink.t.b.ifname, ctx->drv_b, strerror(-ret)), ret;
+		return xdp_failed(ctx, ret, why);
 	run->xdp_on = true;
 	return 0;
 }

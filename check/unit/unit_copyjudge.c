@@ -5,7 +5,8 @@
  * row expects. Every send as expected: PASS; every send
  * the other way: FAIL, the one deviation an expected failure may cover;
  * a mix: FAIL that no expected failure covers (ktap_fail_unexpected).
- * Whether a FAIL was expected is the row's (the runner decides).
+ * Whether a FAIL was expected is the row's (the runner decides). A path
+ * the kernel refuses to set up (XDP) is a fact, not a status.
  * With no witness open (no root here) the witness takes no part; the
  * live checks judge with it.
  */
@@ -41,6 +42,47 @@ static enum ktap_status judge_ubufs(int want, int copied, bool *unexpected,
 				    struct tally *t)
 {
 	return judge_seen(SEE_COPY_UBUFS, want, copied, unexpected, t);
+}
+
+/* What the body reports when its path could not be set up. */
+static struct ktap_body open_body(const struct zc_why *why)
+{
+	struct ktap_body b;
+
+	ktap_body_begin();
+	open_failed("opened", why);
+	ktap_body_end(&b);
+	return b;
+}
+
+/*
+ * XDP refused on the test's own device (EOPNOTSUPP, EINVAL) is the
+ * kernel's: a fact that the case cannot run, SKIP of class kernel by
+ * case_status(); any other errno, and any other reason, a FAIL.
+ */
+static void check_open_failed(void)
+{
+	static struct ctx ctx = { .sink.t.b.ifname = "zcb", .drv_b = "veth" };
+	struct zc_why why = { "" };
+	struct ktap_body b;
+
+	xdp_failed(&ctx, -EOPNOTSUPP, &why);
+	b = open_body(&why);
+	unit_check(b.fact == KTAP_FACT_CANNOT_RUN && b.cls == ZC_CLASS_KERNEL &&
+		   unit_has(b.reason, "zcb (veth)"),
+		   "copyjudge.xdp_refused_is_the_kernel_cannot_run", b.reason);
+	xdp_failed(&ctx, -EINVAL, &why);
+	b = open_body(&why);
+	unit_check(b.fact == KTAP_FACT_CANNOT_RUN && b.cls == ZC_CLASS_KERNEL,
+		   "copyjudge.xdp_einval_is_the_kernel_cannot_run", b.reason);
+	xdp_failed(&ctx, -ENOMEM, &why);
+	b = open_body(&why);
+	unit_check(b.fact == KTAP_FACT_NONE && b.status == KTAP_FAIL,
+		   "copyjudge.xdp_other_errno_fails", b.reason);
+	zc_why_set(&why, "connect: %s", strerror(ECONNREFUSED));
+	b = open_body(&why);
+	unit_check(b.fact == KTAP_FACT_NONE && b.status == KTAP_FAIL,
+		   "copyjudge.other_open_failure_fails", b.reason);
 }
 
 int main(void)
@@ -82,6 +124,7 @@ int main(void)
 	unit_check(!strcmp(verdict_name(ZC_VERDICT_COPIED), "copied") &&
 		   !strcmp(verdict_name(ZC_VERDICT_ZEROCOPY), "zerocopy"),
 		   "copyjudge.verdict_names", NULL);
+	check_open_failed();
 	ktap_set_output(stdout);
 	fclose(sink);
 	return unit_done();
