@@ -980,24 +980,37 @@ static const struct zc_case fact_cases[] = {
 	{ "f.harness", case_fact, NULL },
 	{ "f.env_then_pass", case_fact, NULL },
 	{ "f.clean", case_fact, NULL },
+	{ "f.cannot_kernel", case_fact, NULL },
+	{ "f.cannot_env", case_fact, NULL },
+	{ "f.cannot_harness", case_fact, NULL },
 };
 
-/* Facts a body saw: case_status() alone turns them into a status. */
+/*
+ * Facts a body saw: case_status() alone turns them into a status.
+ * cls: the reason's own class, which only CANNOT_RUN's SKIP keeps (ENV
+ * with a harness reason checks that the fact, not the reason, decides).
+ */
 static void case_fact(const struct zc_case *c, void *ctx)
 {
-	static const enum ktap_fact facts[] = {
-		KTAP_FACT_KNOWN_BUG, KTAP_FACT_ENV, KTAP_FACT_HARNESS,
-		KTAP_FACT_ENV, KTAP_FACT_NONE,
+	static const struct {
+		enum ktap_fact fact;
+		enum zc_class cls;
+	} facts[] = {
+		{ KTAP_FACT_KNOWN_BUG }, { KTAP_FACT_ENV, ZC_CLASS_HARNESS },
+		{ KTAP_FACT_HARNESS }, { KTAP_FACT_ENV }, { KTAP_FACT_NONE },
+		{ KTAP_FACT_CANNOT_RUN, ZC_CLASS_KERNEL },
+		{ KTAP_FACT_CANNOT_RUN, ZC_CLASS_ENV },
+		{ KTAP_FACT_CANNOT_RUN, ZC_CLASS_HARNESS },
 	};
 	size_t i = c - fact_cases;
 	struct zc_why why;
 
-	if (facts[i] == KTAP_FACT_NONE) {
+	if (facts[i].fact == KTAP_FACT_NONE) {
 		ktap_pass(c->name);
 		return;
 	}
-	zc_why_set(&why, "seen by %s", c->name);
-	ktap_seen(c->name, facts[i], &why);
+	zc_why_skip(&why, facts[i].cls, "seen by %s", c->name);
+	ktap_seen(c->name, facts[i].fact, &why);
 	if (i == 3)
 		ktap_pass(c->name);
 }
@@ -1013,7 +1026,13 @@ static void test_facts(void)
 		{ "a second verdict (not a failure) of one case, not counted\n# skip-class f.env_then_pass environment\nok 4 f.env_then_pass # SKIP",
 		  "facts.a_verdict_after_a_fact_is_an_error" },
 		{ "\nok 5 f.clean\n", "facts.no_fact_keeps_the_pass" },
-		{ "pass:1 fail:0 xfail:1 xpass:0 skip:3 error:1", "facts.totals" },
+		{ "\n# skip-class f.cannot_kernel kernel\nok 6 f.cannot_kernel # SKIP seen by f.cannot_kernel\n",
+		  "facts.cannot_run_is_a_skip_of_the_reasons_class.kernel" },
+		{ "\n# skip-class f.cannot_env environment\nok 7 f.cannot_env # SKIP seen by f.cannot_env\n",
+		  "facts.cannot_run_is_a_skip_of_the_reasons_class.environment" },
+		{ "\n# skip-class f.cannot_harness harness\nok 8 f.cannot_harness # SKIP seen by f.cannot_harness\n",
+		  "facts.cannot_run_is_a_skip_of_the_reasons_class.harness" },
+		{ "pass:1 fail:0 xfail:1 xpass:0 skip:6 error:1", "facts.totals" },
 	};
 	size_t i;
 	char *out;

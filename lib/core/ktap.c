@@ -278,6 +278,7 @@ void ktap_seen(const char *name, enum ktap_fact fact, const struct zc_why *why)
 		return;
 	}
 	body.b.fact = fact;
+	body.b.cls = fact == KTAP_FACT_CANNOT_RUN ? why->cls : ZC_CLASS_NONE;
 	snprintf(body.b.reason, sizeof(body.b.reason), "%s", why->msg);
 }
 

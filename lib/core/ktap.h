@@ -60,9 +60,18 @@ void ktap_skip_class(const char *name, enum zc_class cls);
 /*
  * A fact a body reports instead of a status: the runner's case_status()
  * turns it into one (a known bug seen: XFAIL; the environment or the
- * harness in the way: SKIP of that class).
+ * harness in the way: SKIP of that class). CANNOT_RUN is for a body
+ * whose reason for not running comes with its class already decided
+ * (why.cls: kernel, environment or harness, e.g. zc_env_copy_cause or an
+ * opt-in whose refusal may be either): a SKIP of why's class.
  */
-enum ktap_fact { KTAP_FACT_NONE, KTAP_FACT_KNOWN_BUG, KTAP_FACT_ENV, KTAP_FACT_HARNESS };
+enum ktap_fact {
+	KTAP_FACT_NONE,
+	KTAP_FACT_KNOWN_BUG,
+	KTAP_FACT_ENV,
+	KTAP_FACT_HARNESS,
+	KTAP_FACT_CANNOT_RUN,
+};
 
 /* A fact seen by a body (why.msg: the detail, a known bug's name first). */
 void ktap_seen(const char *name, enum ktap_fact fact, const struct zc_why *why);

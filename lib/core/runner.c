@@ -146,7 +146,10 @@ struct case_facts {
 
 /*
  * A fact the body saw: a known bug's mark on the contract is its XFAIL;
- * the environment or the harness in the way is a SKIP of that class.
+ * the environment or the harness in the way is a SKIP of that class; a
+ * case that cannot run here is a SKIP of the class its reason carried
+ * (ktap_seen kept it in b->cls; NONE is reported as kernel, as any
+ * unstated skip).
  */
 static enum ktap_status fact_status(const struct ktap_body *b,
 				    enum zc_class *cls)
@@ -159,6 +162,9 @@ static enum ktap_status fact_status(const struct ktap_body *b,
 		return KTAP_SKIP;
 	case KTAP_FACT_HARNESS:
 		*cls = ZC_CLASS_HARNESS;
+		return KTAP_SKIP;
+	case KTAP_FACT_CANNOT_RUN:
+		*cls = b->cls;
 		return KTAP_SKIP;
 	default:
 		return b->status;
