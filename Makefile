@@ -339,6 +339,8 @@ $(CHECK_BINS): ZC_CFLAGS += -DZC_FIXTURES='"$(TOP)/check/fixtures"'
 $(CHECK_BINS): $(OUTPUT)/check/%: $(TOP)/check/%.c $(LIBZC) $(LIB_HDRS) $(KNOWN_BUGS_H) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ZC_CFLAGS) $(ZC_LDFLAGS) -o $@ $< $(LIBZC) $(LDLIBS)
+# tap_copy's judge is the test file's own: its unit test compiles the file.
+$(OUTPUT)/check/unit/unit_copyjudge: $(TOP)/tests/tap_copy.c $(OUTPUT)/tap_copy.skel.h
 
 check: all
 	@$(MAKE) -f $(TOP)/Makefile --no-print-directory NO_DEPS=1 $(CHECK_BINS)

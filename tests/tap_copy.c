@@ -13,7 +13,11 @@
  * kernel's per-send verdict (MSG_ZEROCOPY completion code, SEND_ZC
  * notification with REPORT_USAGE) and checks it against the copy witness
  * (lib/net/witness.h), a BPF observer of skb_copy_ubufs / veth's XDP copy in
- * this process.
+ * this process: the sends, the report and the judgement are below. The
+ * rate cases measure what the tap costs: two arms interleaved, the second
+ * with a packet tap open while it runs, through lib/send's senders (the
+ * ones sendzc_notif's rates use); the kernel's report on their sends is
+ * each arm's zcmode line.
  *
  * With ZC_PAIR, two real devices cabled to each other replace veth. The
  * receiver then gets the receiving device's own skb, never the sender's:
@@ -41,7 +45,6 @@
 
 #include "core/clock.h"
 #include "core/compat.h"
-#include "tap_copy/copyjudge.h"
 #include "core/meter.h"
 #include "send/env.h"
 #include "tap_copy/rxpair.h"
@@ -50,7 +53,6 @@
 #include "core/matrix.h"
 #include "send/sink.h"
 #include "send/sock.h"
-#include "tap_copy/tap_ratio.h"
 #include "net/taps.h"
 #include "tap_copy/tapspec.h"
 #include "send/uring.h"
@@ -90,10 +92,20 @@ enum setup {
 	SETUP_XDP,		/* XDP_DROP on b instead of tc */
 };
 
+/*
+ * What the witness must see on a copied send (not the witness's own kinds,
+ * bpf/witness_abi.h's enum zc_wit_kind: those are what it counts).
+ */
+enum seen {
+	SEE_COPY_UBUFS,		/* the fallback copy: skb_copy_ubufs */
+	SEE_NO_COPY,		/* copied before zero-copy was tried */
+	SEE_XDP_COPY,		/* veth XDP: skb_pp_cow_data on every send */
+};
+
 /* What a case expects on one topology. */
 struct expect {
 	int verdict;			/* ZC_VERDICT_* every send must get */
-	enum zc_copy_seen wit;
+	enum seen wit;
 	const char *what;		/* one line: why this verdict */
 	/*
 	 * A known kernel deviation from verdict on this topology: the cause
@@ -180,77 +192,77 @@ static enum zc_pre pre_rate(const struct zc_case *c, const struct row *row,
 static const struct way ways[] = {
 	[WAY_NOTAP] = { SETUP_SINK,
 		.name = "notap",
-		.veth = { ZC_VERDICT_ZEROCOPY, ZC_SEE_COPY_UBUFS, "tc drop at the receiving veth frees the skb untouched: zero-copy" },
-		.pair = { ZC_VERDICT_ZEROCOPY, ZC_SEE_COPY_UBUFS, "the sender's skb leaves through the egress device and is freed at TX completion, tc drops the frame as the receiving device receives it: zero-copy" },
+		.veth = { ZC_VERDICT_ZEROCOPY, SEE_COPY_UBUFS, "tc drop at the receiving veth frees the skb untouched: zero-copy" },
+		.pair = { ZC_VERDICT_ZEROCOPY, SEE_COPY_UBUFS, "the sender's skb leaves through the egress device and is freed at TX completion, tc drops the frame as the receiving device receives it: zero-copy" },
 	},
 
 	[WAY_TAP_SENDER_NS] = { SETUP_SINK, TAP_A,
 		.name = "tap_sender_ns",
-		.veth = { ZC_VERDICT_COPIED, ZC_SEE_COPY_UBUFS, "ETH_P_ALL tap in the sender namespace: dev_queue_xmit_nit -> skb_copy_ubufs" },
-		.pair = { ZC_VERDICT_COPIED, ZC_SEE_COPY_UBUFS, "ETH_P_ALL tap in the sender namespace: dev_queue_xmit_nit -> skb_copy_ubufs" },
+		.veth = { ZC_VERDICT_COPIED, SEE_COPY_UBUFS, "ETH_P_ALL tap in the sender namespace: dev_queue_xmit_nit -> skb_copy_ubufs" },
+		.pair = { ZC_VERDICT_COPIED, SEE_COPY_UBUFS, "ETH_P_ALL tap in the sender namespace: dev_queue_xmit_nit -> skb_copy_ubufs" },
 	},
 
 	[WAY_TAP_EGRESS_DEV] = { SETUP_SINK, TAP_A_DEV,
 		.name = "tap_egress_dev",
-		.veth = { ZC_VERDICT_COPIED, ZC_SEE_COPY_UBUFS, "ETH_P_ALL tap bound to the egress veth: dev_queue_xmit_nit -> skb_copy_ubufs" },
-		.pair = { ZC_VERDICT_COPIED, ZC_SEE_COPY_UBUFS, "ETH_P_ALL tap bound to the egress device: dev_queue_xmit_nit -> skb_copy_ubufs" },
+		.veth = { ZC_VERDICT_COPIED, SEE_COPY_UBUFS, "ETH_P_ALL tap bound to the egress veth: dev_queue_xmit_nit -> skb_copy_ubufs" },
+		.pair = { ZC_VERDICT_COPIED, SEE_COPY_UBUFS, "ETH_P_ALL tap bound to the egress device: dev_queue_xmit_nit -> skb_copy_ubufs" },
 	},
 
 	[WAY_TAP_RECEIVER_NS] = { SETUP_SINK, TAP_B,
 		.name = "tap_receiver_ns",
-		.veth = { ZC_VERDICT_COPIED, ZC_SEE_COPY_UBUFS, "ETH_P_ALL tap in the receiving namespace: __netif_receive_skb_core -> skb_copy_ubufs before tc (before 6.15, with one global tap list for all namespaces, already dev_queue_xmit_nit in the sender namespace)" },
-		.pair = { ZC_VERDICT_ZEROCOPY, ZC_SEE_COPY_UBUFS, "ETH_P_ALL tap in the receiving namespace sees only the receiving device's own skbs (per-namespace taps): zero-copy",
+		.veth = { ZC_VERDICT_COPIED, SEE_COPY_UBUFS, "ETH_P_ALL tap in the receiving namespace: __netif_receive_skb_core -> skb_copy_ubufs before tc (before 6.15, with one global tap list for all namespaces, already dev_queue_xmit_nit in the sender namespace)" },
+		.pair = { ZC_VERDICT_ZEROCOPY, SEE_COPY_UBUFS, "ETH_P_ALL tap in the receiving namespace sees only the receiving device's own skbs (per-namespace taps): zero-copy",
 			  .foreign = "dev_queue_xmit_nit on the sender's device" },
 	},
 
 	[WAY_TAP_IGNORE_OUTGOING] = { SETUP_SINK, TAP_A_IGNORE,
 		.name = "tap_ignore_outgoing",
-		.veth = { ZC_VERDICT_ZEROCOPY, ZC_SEE_COPY_UBUFS, "tap with PACKET_IGNORE_OUTGOING in the sender namespace: skipped on transmit, and veth's receive in the other namespace does not see it (per-namespace taps): zero-copy",
+		.veth = { ZC_VERDICT_ZEROCOPY, SEE_COPY_UBUFS, "tap with PACKET_IGNORE_OUTGOING in the sender namespace: skipped on transmit, and veth's receive in the other namespace does not see it (per-namespace taps): zero-copy",
 			  .foreign = "veth's receive in the receiving namespace (__netif_receive_skb_core -> deliver_skb)" },
-		.pair = { ZC_VERDICT_ZEROCOPY, ZC_SEE_COPY_UBUFS, "tap with PACKET_IGNORE_OUTGOING: skipped on transmit, and on receive it sees the receiving device's own skbs: zero-copy" },
+		.pair = { ZC_VERDICT_ZEROCOPY, SEE_COPY_UBUFS, "tap with PACKET_IGNORE_OUTGOING: skipped on transmit, and on receive it sees the receiving device's own skbs: zero-copy" },
 	},
 
 	[WAY_TAP_OTHER_DEV] = { SETUP_SINK, TAP_A_LO,
 		.name = "tap_other_dev",
-		.veth = { ZC_VERDICT_ZEROCOPY, ZC_SEE_COPY_UBUFS, "tap bound to lo: not on the egress path, zero-copy" },
-		.pair = { ZC_VERDICT_ZEROCOPY, ZC_SEE_COPY_UBUFS, "tap bound to lo: not on the egress path, zero-copy" },
+		.veth = { ZC_VERDICT_ZEROCOPY, SEE_COPY_UBUFS, "tap bound to lo: not on the egress path, zero-copy" },
+		.pair = { ZC_VERDICT_ZEROCOPY, SEE_COPY_UBUFS, "tap bound to lo: not on the egress path, zero-copy" },
 	},
 
 	[WAY_TAP_TOGGLE] = { SETUP_SINK, TAP_A, TOGGLE_PATTERN,
 		.name = "tap_toggle",
-		.veth = { ZC_VERDICT_ZEROCOPY, ZC_SEE_COPY_UBUFS, "tap opened/closed between sends (" TOGGLE_PATTERN "): verdicts follow per send" },
-		.pair = { ZC_VERDICT_ZEROCOPY, ZC_SEE_COPY_UBUFS, "tap opened/closed between sends (" TOGGLE_PATTERN "): verdicts follow per send" },
+		.veth = { ZC_VERDICT_ZEROCOPY, SEE_COPY_UBUFS, "tap opened/closed between sends (" TOGGLE_PATTERN "): verdicts follow per send" },
+		.pair = { ZC_VERDICT_ZEROCOPY, SEE_COPY_UBUFS, "tap opened/closed between sends (" TOGGLE_PATTERN "): verdicts follow per send" },
 	},
 
 	[WAY_LOCAL_BOUND] = { SETUP_LOCAL,
 		.name = "local_bound",
-		.veth = { ZC_VERDICT_COPIED, ZC_SEE_COPY_UBUFS, "delivery to a socket bound in the receiving namespace: skb_orphan_frags_rx copies" },
-		.pair = { ZC_VERDICT_ZEROCOPY, ZC_SEE_COPY_UBUFS, "UDP to a socket bound in the receiving namespace: it gets the receiving device's own skb, the sender's is freed at TX completion: zero-copy" },
+		.veth = { ZC_VERDICT_COPIED, SEE_COPY_UBUFS, "delivery to a socket bound in the receiving namespace: skb_orphan_frags_rx copies" },
+		.pair = { ZC_VERDICT_ZEROCOPY, SEE_COPY_UBUFS, "UDP to a socket bound in the receiving namespace: it gets the receiving device's own skb, the sender's is freed at TX completion: zero-copy" },
 	},
 
 	[WAY_LOCAL] = { SETUP_LOCAL,
 		.name = "local",
-		.veth = { ZC_VERDICT_COPIED, ZC_SEE_COPY_UBUFS, "TCP to a receiver in the peer namespace: local delivery copies" },
-		.pair = { ZC_VERDICT_ZEROCOPY, ZC_SEE_COPY_UBUFS, "TCP to a socket bound in the receiving namespace: it gets the receiving device's own skb, the sender's is freed at TX completion: zero-copy" },
+		.veth = { ZC_VERDICT_COPIED, SEE_COPY_UBUFS, "TCP to a receiver in the peer namespace: local delivery copies" },
+		.pair = { ZC_VERDICT_ZEROCOPY, SEE_COPY_UBUFS, "TCP to a socket bound in the receiving namespace: it gets the receiving device's own skb, the sender's is freed at TX completion: zero-copy" },
 	},
 
 	[WAY_LOOPBACK] = { SETUP_LOOPBACK,
 		.name = "loopback",
-		.veth = { ZC_VERDICT_COPIED, ZC_SEE_COPY_UBUFS, "delivery over loopback to a local socket: skb_orphan_frags_rx copies" },
-		.pair = { ZC_VERDICT_COPIED, ZC_SEE_COPY_UBUFS, "delivery over loopback to a local socket: skb_orphan_frags_rx copies" },
+		.veth = { ZC_VERDICT_COPIED, SEE_COPY_UBUFS, "delivery over loopback to a local socket: skb_orphan_frags_rx copies" },
+		.pair = { ZC_VERDICT_COPIED, SEE_COPY_UBUFS, "delivery over loopback to a local socket: skb_orphan_frags_rx copies" },
 	},
 
 	[WAY_FRAGMENTED] = { SETUP_FRAG,
 		.name = "fragmented",
-		.veth = { ZC_VERDICT_COPIED, ZC_SEE_NO_COPY, "datagram above MTU-28 is fragmented: copied at send, no zero-copy attempted, no fallback copy" },
-		.pair = { ZC_VERDICT_COPIED, ZC_SEE_NO_COPY, "datagram above MTU-28 is fragmented: copied at send, no zero-copy attempted, no fallback copy" },
+		.veth = { ZC_VERDICT_COPIED, SEE_NO_COPY, "datagram above MTU-28 is fragmented: copied at send, no zero-copy attempted, no fallback copy" },
+		.pair = { ZC_VERDICT_COPIED, SEE_NO_COPY, "datagram above MTU-28 is fragmented: copied at send, no zero-copy attempted, no fallback copy" },
 	},
 
 	[WAY_XDP_HIDDEN_COPY] = { SETUP_XDP,
 		.name = "xdp_hidden_copy",
-		.veth = { ZC_VERDICT_COPIED, ZC_SEE_XDP_COPY, "XDP_DROP on the receiving veth: veth copies every skb (" VETH_XDP_COPY "), the kernel's flag says zero-copy",
+		.veth = { ZC_VERDICT_COPIED, SEE_XDP_COPY, "XDP_DROP on the receiving veth: veth copies every skb (" VETH_XDP_COPY "), the kernel's flag says zero-copy",
 			  .xfail = "hidden copy: veth copies every skb for XDP, the kernel reports zero-copy" },
-		.pair = { ZC_VERDICT_ZEROCOPY, ZC_SEE_COPY_UBUFS, "XDP_DROP on the receiving device drops its own buffers, the sender's skb is untouched: zero-copy" },
+		.pair = { ZC_VERDICT_ZEROCOPY, SEE_COPY_UBUFS, "XDP_DROP on the receiving device drops its own buffers, the sender's skb is untouched: zero-copy" },
 	},
 };
 
@@ -358,6 +370,18 @@ static unsigned int rate_depth(const struct row *row)
 }
 
 /*
+ * A case's sends, each the kernel's verdict booked against what the row
+ * wants and what the witness saw (tally_add), judged at the end (judge).
+ */
+struct tally {
+	enum seen wit;		/* set before the first send */
+	long n, zc, copied, kern_bad, wit_bad;
+	long wit_copy_sends, wit_cow_sends;	/* sends the witness saw copy */
+	struct zc_witness_counts wsum;
+	char first_bad[256];	/* the first disagreement, described */
+};
+
+/*
  * One verdict case: the sender's socket and buffer, the path around it
  * (tap, MTU, XDP), what its sends gave and what the traffic shows.
  */
@@ -374,7 +398,7 @@ struct vrun {
 	uint64_t sink0;			/* the sink's count before the sends */
 	long rx_msgs;
 	long long rx_bytes;
-	struct zc_copy_tally t;
+	struct tally t;
 	int mtu_restore;		/* 0, or the MTU the fragment case lowered */
 	bool xdp_on;
 };
@@ -585,6 +609,122 @@ static int send_zc_verdict(struct vrun *run, long i, struct zc_why *why)
 	return ZC_VERDICT_ZEROCOPY;
 }
 
+/* ---- the kernel's verdicts against the row and the witness ---- */
+
+static const char *verdict_name(int v)
+{
+	return v == ZC_VERDICT_COPIED ? "copied" : "zerocopy";
+}
+
+static void note_bad(struct tally *t, const char *fmt, long i, const char *a,
+		     const char *b, const struct zc_witness_counts *d)
+{
+	size_t len;
+	char w[200];
+
+	if (t->first_bad[0])
+		return;
+	zc_witness_format(d, w, sizeof(w));
+	snprintf(t->first_bad, sizeof(t->first_bad), fmt, i, a, b);
+	len = strlen(t->first_bad);
+	snprintf(t->first_bad + len, sizeof(t->first_bad) - len, " (%s)", w);
+}
+
+/* Copies seen for this process, or in ksoftirqd (deferred receive work). */
+static uint64_t seen_copy_ubufs(const struct zc_witness_counts *d)
+{
+	return d->copy_ubufs + d->softirqd_copy_ubufs;
+}
+
+static uint64_t seen_pp_cow(const struct zc_witness_counts *d)
+{
+	return d->pp_cow + d->softirqd_pp_cow;
+}
+
+/*
+ * Does the witness agree with the kernel's verdict on one send? A copied
+ * send must show the function the row names; a zero-copy send nothing,
+ * except under XDP where veth copies (skb_pp_cow_data, or inline before
+ * 6.8) every time: where the witness cannot count that copy, it must at
+ * least see no skb_copy_ubufs.
+ */
+static bool witness_agrees(enum seen wit, int verdict,
+			   const struct zc_witness_counts *d)
+{
+	if (!zc_witness_kind(NULL))
+		return true;
+	switch (wit) {
+	case SEE_XDP_COPY:
+		if (!zc_witness_xdp_copy(NULL, NULL))
+			return !d->copy_ubufs;
+		return seen_pp_cow(d) && !d->copy_ubufs;
+	case SEE_NO_COPY:
+		return !zc_witness_copied(d);
+	case SEE_COPY_UBUFS:
+	default:
+		if (verdict == ZC_VERDICT_COPIED)
+			return seen_copy_ubufs(d) && !d->pp_cow;
+		return !zc_witness_copied(d);
+	}
+}
+
+/* What the witness should have seen on a send with this verdict. */
+static const char *wit_want(enum seen wit, int verdict)
+{
+	const char *fn;
+
+	if (wit == SEE_XDP_COPY) {
+		fn = zc_witness_xdp_copy(NULL, NULL);
+		return fn ? fn : "no skb_copy_ubufs";
+	}
+	if (wit == SEE_COPY_UBUFS && verdict == ZC_VERDICT_COPIED)
+		return "skb_copy_ubufs";
+	return "no copy";
+}
+
+/* Books send i: the kernel said verdict, want was expected, d witnessed. */
+static void tally_add(struct tally *t, long i, int verdict, int want,
+		      const struct zc_witness_counts *d)
+{
+	zc_witness_add(&t->wsum, d);
+	t->n++;
+	t->wit_copy_sends += seen_copy_ubufs(d) > 0;
+	t->wit_cow_sends += seen_pp_cow(d) > 0;
+	if (verdict == ZC_VERDICT_COPIED)
+		t->copied++;
+	else
+		t->zc++;
+	if (verdict != want) {
+		t->kern_bad++;
+		note_bad(t, "send %ld: kernel says %s, expected %s", i,
+			 verdict_name(verdict), verdict_name(want), d);
+	}
+	if (!witness_agrees(t->wit, verdict, d)) {
+		t->wit_bad++;
+		note_bad(t, "send %ld: witness disagrees with the kernel's %s, wants %s", i,
+			 verdict_name(verdict), wit_want(t->wit, verdict), d);
+	}
+}
+
+/*
+ * Every send as expected, the witness agreeing: PASS. Every send the
+ * other way, the witness agreeing: FAIL, the one deviation the row's
+ * expected failure may cover (case_status() decides). A mix, or the
+ * witness disagreeing with the kernel: FAIL whatever was expected.
+ */
+static void judge(const char *name, const struct tally *t)
+{
+	if (!t->kern_bad && !t->wit_bad)
+		ktap_pass(name);
+	else if (t->wit_bad || t->kern_bad != t->n)
+		ktap_fail_unexpected(name,
+				     "%ld kernel mismatches, %ld witness disagreements; first: %s",
+				     t->kern_bad, t->wit_bad, t->first_bad);
+	else
+		ktap_fail(name, "%ld kernel mismatches, %ld witness disagreements; first: %s",
+			  t->kern_bad, t->wit_bad, t->first_bad);
+}
+
 /* The toggle's tap open ('1') or closed around send i, cycling. */
 static bool toggle_open(const struct vrun *run, long i)
 {
@@ -636,7 +776,7 @@ static int one_send(struct vrun *run, long i, struct zc_why *why)
 	if (ret < 0)
 		return ret;
 	zc_witness_delta(&w1, &w0, &d);
-	zc_copy_tally_add(&run->t, i, ret, want_for(run, i), &d);
+	tally_add(&run->t, i, ret, want_for(run, i), &d);
 	return 0;
 }
 
@@ -681,14 +821,14 @@ static bool traffic_seen(struct vrun *run, char *what, size_t len)
 static void summary(const char *name, const struct vrun *run,
 		    const char *traffic, const char *nowit)
 {
-	const struct zc_copy_tally *t = &run->t;
+	const struct tally *t = &run->t;
 	char w[200];
 
 	if (!nowit) {
 		zc_witness_format(&t->wsum, w, sizeof(w));
 		ktap_print_msg("%s: %ld sends of %zu B: kernel copied %ld, zero-copy %ld; %s, copy seen on %ld/%ld sends; %s",
 			       name, t->n, run->size, t->copied, t->zc, w,
-			       t->wit == ZC_SEE_XDP_COPY ? t->wit_cow_sends : t->wit_copy_sends,
+			       t->wit == SEE_XDP_COPY ? t->wit_cow_sends : t->wit_copy_sends,
 			       t->n, traffic);
 	} else {
 		ktap_print_msg("%s: %ld sends of %zu B: kernel copied %ld, zero-copy %ld; no witness loaded (%s): kernel flag only; %s",
@@ -707,12 +847,12 @@ static void summary(const char *name, const struct vrun *run,
  */
 static bool env_explains(const char *name, const struct vrun *run)
 {
-	const struct zc_copy_tally *t = &run->t;
+	const struct tally *t = &run->t;
 	struct zc_why why;
 
 	/* Under XDP the kernel's known zero-copy flag is no deviation. */
 	if (!t->wit_bad &&
-	    !(t->wit == ZC_SEE_XDP_COPY ? t->copied : t->kern_bad))
+	    !(t->wit == SEE_XDP_COPY ? t->copied : t->kern_bad))
 		return false;
 	if (!zc_env_copy_cause(&run->ctx->sink.t, &why))
 		return false;
@@ -721,11 +861,24 @@ static bool env_explains(const char *name, const struct vrun *run)
 }
 
 /*
+ * The case's path could not be set up: a reason that carries its class
+ * (xdp_failed) is a case that cannot run here, a fact case_status()
+ * makes the SKIP of that class; any other reason is a failure.
+ */
+static void open_failed(const char *name, const struct zc_why *why)
+{
+	if (why->cls != ZC_CLASS_NONE)
+		ktap_seen(name, KTAP_FACT_CANNOT_RUN, why);
+	else
+		ktap_fail_why(name, why);
+}
+
+/*
  * The row's sends, one at a time, each with the kernel's verdict booked
  * against the witness; the traffic behind them; one result: every send
  * as the row wants and the witness agreeing, PASS; every send the other
  * way, FAIL (the deviation a known failure covers); a mix or a witness
- * disagreeing, FAIL whatever was expected (zc_copy_judge).
+ * disagreeing, FAIL whatever was expected (judge).
  */
 static void case_verdict(const struct zc_case *c, const struct row *row,
 			 struct ctx *ctx)
@@ -746,11 +899,7 @@ static void case_verdict(const struct zc_case *c, const struct row *row,
 	ret = vrun_open(&run, &why);
 	if (ret) {
 		vrun_close(&run);
-		if (way_of(row)->setup == SETUP_XDP && (ret == -EOPNOTSUPP || ret == -EINVAL))
-			/* XDP on the test's own veth: the kernel's */
-			ktap_skip(c->name, ZC_CLASS_KERNEL, "%s", why.msg);
-		else
-			ktap_fail_why(c->name, &why);
+		open_failed(c->name, &why);
 		return;
 	}
 	if (run.rx_fd < 0)
@@ -770,7 +919,7 @@ static void case_verdict(const struct zc_case *c, const struct row *row,
 	if (!seen)
 		ktap_fail(c->name, "no real traffic behind the verdicts: %s", traffic);
 	else if (!env_explains(c->name, &run))
-		zc_copy_judge(c->name, &run.t);
+		judge(c->name, &run.t);
 }
 
 /* ---- tap listing against taps we open ---- */
@@ -845,6 +994,77 @@ static void arm_report(struct ctx *ctx, const struct row *row,
 }
 
 /*
+ * One arm of a tap vs no-tap ratio: its sender to the sink, and the
+ * unbound packet tap it holds open in the sender's namespace while its
+ * own repeats run (none for the untapped arm), so the other arm,
+ * interleaved with it, sends untapped.
+ */
+struct tap_arm {
+	struct zc_sink_arm *sa;
+	int nsfd;
+	bool tap;
+	int tap_fd;
+};
+
+static int tap_arm_begin(void *arg)
+{
+	struct tap_arm *a = arg;
+
+	if (!a->tap)
+		return 0;
+	a->tap_fd = zc_tap_open_on(a->nsfd, 0, false);
+	return a->tap_fd < 0 ? a->tap_fd : 0;
+}
+
+/* Every send completes before the tap changes. */
+static int tap_arm_end(void *arg)
+{
+	struct tap_arm *a = arg;
+	int ret = zc_sender_flush(a->sa->tx.s, VERDICT_S, 0);
+
+	if (a->tap_fd >= 0)
+		close(a->tap_fd);
+	a->tap_fd = -1;
+	return ret;
+}
+
+/*
+ * Both arms measured interleaved: ratio = tapped / untapped. 0; 1 when
+ * the untapped arm's zero-copy sends copied for a cause outside the
+ * kernel (zc_env_copy_cause, said in why); -errno or -1 with why.
+ */
+static int tap_ratio(struct ctx *ctx, const struct zc_meter_cfg *mc,
+		     const struct zc_sender_cfg *cfg, struct zc_sink_arm sa[2],
+		     const char *name, struct zc_stats *ratio, struct zc_why *why)
+{
+	struct zc_sender_cfg c[2] = { *cfg, *cfg };
+	struct tap_arm a[2];
+	uint64_t sunk = 0;
+	int i, ret = 0;
+
+	for (i = 0; i < 2; i++) {
+		a[i] = (struct tap_arm){ .sa = &sa[i], .nsfd = ctx->sink.t.a.nsfd,
+					 .tap = i, .tap_fd = -1 };
+		sa[i] = (struct zc_sink_arm){ .begin = tap_arm_begin,
+					      .end = tap_arm_end, .arg = &a[i],
+					      .tx.fd = -1 };
+	}
+	for (i = 0; i < 2 && !ret; i++)
+		ret = zc_sink_tx_open(&ctx->sink, &sa[i].tx, &c[i], 0);
+	if (ret)
+		return zc_why_set(why, "%s: %s", name, strerror(-ret)), ret;
+	if (zc_sink_rate(&ctx->sink, mc, sa, 2, ratio, &sunk, why))
+		return zc_why_prefix(why, "%s", name);
+	if (!sunk)
+		return zc_why_set(why, "%s: the sink saw no packets", name);
+	if (zc_send_mode_zerocopy(cfg->mode) &&
+	    zc_sender_stats(sa[0].tx.s)->copied &&
+	    zc_env_copy_cause(&ctx->sink.t, why))
+		return 1;
+	return 0;
+}
+
+/*
  * Without and with the tap, in alternation repeat by repeat: each repeat
  * gives one tap_ratio sample from two measurements seconds apart.
  */
@@ -856,18 +1076,18 @@ static int measure(struct ctx *ctx, const struct row *row,
 	struct zc_sender_cfg cfg = { .mode = row->mode, .depth = rate_depth(row),
 				     .size = udp_size(ctx, AF_INET),
 				     .report_usage = true };
-	struct zc_tap_ratio tr;
+	struct zc_sink_arm sa[2];
 	char prefix[2][128];
 	int i, ret;
 
 	for (i = 0; i < 2; i++)
 		snprintf(prefix[i], sizeof(prefix[i]), TEST_NAME ".udp4.%s.%s",
 			 zc_send_mode_name(row->mode), i ? "tap" : "notap");
-	ret = zc_tap_ratio_run(&tr, &ctx->sink, &mc, &cfg, VERDICT_S, prefix[1],
-			       ratio, why);
+	ret = tap_ratio(ctx, &mc, &cfg, sa, prefix[1], ratio, why);
 	for (i = 0; i < 2 && !ret; i++)
-		arm_report(ctx, row, &tr.sa[i], prefix[i]);
-	zc_tap_ratio_close(&tr);
+		arm_report(ctx, row, &sa[i], prefix[i]);
+	for (i = 0; i < 2; i++)
+		zc_sink_tx_close(&sa[i].tx);
 	return ret;
 }
 
@@ -962,6 +1182,25 @@ static int xdp_set(struct ctx *ctx, bool on)
 	return zc_side_dev_xdp(&ctx->sink.t.b, prog_fd, XDP_FLAGS_DRV_MODE);
 }
 
+/*
+ * Why XDP_DROP could not go on the receiving device (ret: -errno): XDP
+ * refused on the test's own device (EOPNOTSUPP, EINVAL) is the kernel's,
+ * and the case cannot run; the reason's class says so to case_verdict.
+ */
+static int xdp_failed(const struct ctx *ctx, int ret, struct zc_why *why)
+{
+	/* before 5.18 no kernel loads an xdp.frags program: EINVAL */
+	if (zc_btf_has_member("bpf_prog_aux", "xdp_has_frags") == 0)
+		zc_why_set(why, "kernel lacks XDP multi-buffer programs (BPF_F_XDP_HAS_FRAGS, 5.18): no XDP drop program on %s (%s)",
+			   ctx->sink.t.b.ifname, ctx->drv_b);
+	else
+		zc_why_set(why, "attach native XDP (frags) to the receiving device %s (%s): %s",
+			   ctx->sink.t.b.ifname, ctx->drv_b, strerror(-ret));
+	if (ret == -EOPNOTSUPP || ret == -EINVAL)
+		zc_why_as(why, ZC_CLASS_KERNEL);
+	return ret;
+}
+
 /* MTU and XDP as the case wants, after its socket and tap. */
 static int path_set(struct vrun *run, struct zc_why *why)
 {
@@ -991,13 +1230,8 @@ static int path_set(struct vrun *run, struct zc_why *why)
 	if (s != SETUP_XDP)
 		return 0;
 	ret = xdp_set(ctx, true);
-	/* before 5.18 no kernel loads an xdp.frags program: EINVAL */
-	if (ret && zc_btf_has_member("bpf_prog_aux", "xdp_has_frags") == 0)
-		return zc_why_set(why, "kernel lacks XDP multi-buffer programs (BPF_F_XDP_HAS_FRAGS, 5.18): no XDP drop program on %s (%s)",
-				  ctx->sink.t.b.ifname, ctx->drv_b), ret;
 	if (ret)
-		return zc_why_set(why, "attach native XDP (frags) to the receiving device %s (%s): %s",
-				  ctx->sink.t.b.ifname, ctx->drv_b, strerror(-ret)), ret;
+		return xdp_failed(ctx, ret, why);
 	run->xdp_on = true;
 	return 0;
 }

@@ -84,7 +84,7 @@ planted one_path one_path_in_shared_folder
 
 fresh
 printf '#define ZC_PLANTZCSH 1\n' > "$tmp/lib/send/plantzcsh.h"
-echo '#include "send/plantzcsh.h"' >> "$tmp/lib/tap_copy/copyjudge.c"
+echo '#include "send/plantzcsh.h"' >> "$tmp/lib/tap_copy/rxpair.c"
 planted one_test one_test_in_shared_folder
 
 fresh; echo '#include "tap_copy/tapspec.h"' >> "$tmp/lib/sendzc_notif/zcsession.c"
