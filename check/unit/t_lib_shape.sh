@@ -23,7 +23,6 @@ DOC=${ZC_SHAPE_DOC:-$TOP/doc/layout.md}
 # why: reported as a SKIP while they last, checked like any other once
 # they are gone (a pending line that no longer matches costs nothing).
 PENDING=(
-	"status tests/tap_copy.c: its XDP setup's kernel SKIP becomes KTAP_FACT_CANNOT_RUN in h45a's work"
 )
 
 out=$(python3 "$(dirname "$0")/lib_shape.py" "$LIB" "$OBJ" "$DOC" "$TOP") ||
