@@ -18,6 +18,8 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
+#include "core/util.h"
+
 #if defined(__x86_64__)
 #define ARCH	AUDIT_ARCH_X86_64
 #elif defined(__aarch64__)
@@ -36,38 +38,47 @@
 
 /*
  * The syscall number, of this ABI only: another (x32, compat) could reach
- * io_uring another way, and is refused.
+ * io_uring another way, and is refused. Every filter starts with it.
  */
-#define NATIVE_NR							\
-	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)), \
-	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH, 1, 0),		\
-	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),		\
-	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr))
+static const struct sock_filter native_nr[] = {
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH, 1, 0),
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+};
+
+static const struct sock_filter no_setup[] = {
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_setup, 0, 1),
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+};
+
+static const struct sock_filter no_probe[] = {
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_register, 0, 3),
+	/* the opcode, the low word of args[1] (little-endian) */
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1])),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, REGISTER_PROBE, 0, 1),
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EINVAL),
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+};
 
 int main(int argc, char **argv)
 {
-	struct sock_filter setup[] = {
-		NATIVE_NR,
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_setup, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_filter probe[] = {
-		NATIVE_NR,
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_register, 0, 3),
-		/* the opcode, the low word of args[1] (little-endian) */
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1])),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, REGISTER_PROBE, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EINVAL),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { sizeof(setup) / sizeof(setup[0]), setup };
+	struct sock_filter f[ZC_ARRAY_SIZE(native_nr) + ZC_ARRAY_SIZE(no_probe)];
+	const struct sock_filter *tail = no_setup;
+	size_t n = ZC_ARRAY_SIZE(no_setup);
+	struct sock_fprog prog = { .filter = f };
 
 	if (argc > 1 && !strcmp(argv[1], "--no-probe")) {
-		prog = (struct sock_fprog){ sizeof(probe) / sizeof(probe[0]), probe };
+		tail = no_probe;
+		n = ZC_ARRAY_SIZE(no_probe);
 		argv++;
 		argc--;
 	}
+	/* jumps are relative: the tail runs unchanged after the prefix */
+	memcpy(f, native_nr, sizeof(native_nr));
+	memcpy(f + ZC_ARRAY_SIZE(native_nr), tail, n * sizeof(*tail));
+	prog.len = ZC_ARRAY_SIZE(native_nr) + n;
 	if (argc < 2) {
 		fprintf(stderr, "usage: %s [--no-probe] CMD [ARG]...\n", argv[0]);
 		return 2;

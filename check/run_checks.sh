@@ -12,12 +12,60 @@ TOP=$(dirname "$CHECK_DIR")
 BUILD_DIR=$TOP/build
 only=()
 
+usage_error()
+{
+	echo "run_checks.sh: $* (try --help)" >&2
+	exit 128
+}
+
+# Every check's name: unit_lib, check/unit/unit_*.c, check/*/t_* scripts.
+all_checks()
+{
+	local f
+
+	echo unit_lib
+	for f in "$CHECK_DIR"/unit/unit_*.c; do
+		basename "$f" .c
+	done
+	for f in "$CHECK_DIR"/{unit,tools,build,live}/t_*; do
+		[ -x "$f" ] && basename "$f"
+	done
+}
+
+# A -t NAME as a check's name: the script's .sh may be left off; a name
+# no check has is a usage error, never a run of nothing.
+check_name()
+{
+	local known
+
+	known=$(all_checks)
+	if grep -qxF -- "$1" <<<"$known"; then
+		echo "$1"
+	elif grep -qxF -- "$1.sh" <<<"$known"; then
+		echo "$1.sh"
+	else
+		usage_error "-t '$1': no such check"
+	fi
+}
+
 while [ $# -gt 0 ]; do
 	case "$1" in
-	-b) BUILD_DIR=$(cd "$2" && pwd) || exit 1; shift ;;
-	-t) only+=("$2"); shift ;;
-	-h|--help) echo "usage: $0 [-b BUILD_DIR] [-t CHECK]..."; echo "Exit: 0 every check passed, 1 one failed, 128 usage error."; exit 0 ;;
-	*) echo "run_checks.sh: unknown option '$1' (try --help)" >&2; exit 128 ;;
+	-b)
+		[ $# -ge 2 ] || usage_error "-b needs a build directory"
+		BUILD_DIR=$(cd "$2" 2>/dev/null && pwd) ||
+			usage_error "-b '$2': no such directory"
+		shift ;;
+	-t)
+		[ $# -ge 2 ] || usage_error "-t needs a check's name"
+		name=$(check_name "$2") || exit 128
+		only+=("$name")
+		shift ;;
+	-h|--help)
+		echo "usage: $0 [-b BUILD_DIR] [-t CHECK]..."
+		echo "CHECK: unit_lib, unit_NAME or a check/*/t_NAME script, .sh optional."
+		echo "Exit: 0 every check passed, 1 one failed, 128 usage error."
+		exit 0 ;;
+	*) usage_error "unknown option '$1'" ;;
 	esac
 	shift
 done

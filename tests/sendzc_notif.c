@@ -716,7 +716,7 @@ static void case_usage(const struct zc_case *c, const struct row *r,
 		ktap_fail(c->name, "contract: want every count 0 but requests and f_more, seen %s",
 			  contract.msg);
 	else if (l->usage_copied > want_cp && zc_env_copy_cause(&ctx->sink.t, &why))
-		ktap_skip_why(c->name, &why);
+		ktap_seen(c->name, KTAP_FACT_ENV, &why);
 	else
 		ktap_result(c->name, l->usage_zc == want_zc &&
 			    l->usage_copied == want_cp && !l->usage_other,
@@ -972,7 +972,7 @@ static void case_rate(const struct zc_case *c, const struct row *r,
 	/* A copy a cause outside the kernel explains is no zcmode to compare. */
 	if (zc_send_mode_zerocopy(r->rt->mode) && st->copied &&
 	    zc_env_copy_cause(&ctx->sink.t, &why)) {
-		ktap_skip_why(c->name, &why);
+		ktap_seen(c->name, KTAP_FACT_ENV, &why);
 		goto out;
 	}
 	rate_report(c, &arm[narm - 1].rate, &vs_send);

@@ -1165,22 +1165,24 @@ static bool teardown_allowed(const struct ctx *cx, struct zc_why *why)
 static enum seen teardown_check(struct zc_sm_topo *t, int rounds,
 			       struct zc_why *why)
 {
-	static const char *const names[] = { "c2", "p1" };
-	int fds[] = { t->c2, t->p1 };
+	const struct {
+		const char *name;
+		int fd;
+	} socks[] = { { "c2", t->c2 }, { "p1", t->p1 } };
 	unsigned int rmem = 0;
 	int fwd = 0, ret;
 	size_t i;
 
-	for (i = 0; i < ZC_ARRAY_SIZE(fds); i++) {
-		ret = teardown_meminfo(fds[i], &fwd, &rmem);
+	for (i = 0; i < ZC_ARRAY_SIZE(socks); i++) {
+		ret = teardown_meminfo(socks[i].fd, &fwd, &rmem);
 		if (ret) {
-			zc_why_set(why, "SO_MEMINFO %s: %s", names[i],
+			zc_why_set(why, "SO_MEMINFO %s: %s", socks[i].name,
 				   strerror(-ret));
 			return SEEN_BROKEN;
 		}
 		if (rmem || fwd % PAGE_BYTES) {
 			zc_why_set(why, "known kernel bug %s: %s drained after %d round(s) of %lu B yet rmem_alloc=%u forward_alloc=%d (not whole pages): its psock teardown will warn in inet_sock_destruct",
-				   TEARDOWN_BUG, names[i], rounds, TEARDOWN_BYTES,
+				   TEARDOWN_BUG, socks[i].name, rounds, TEARDOWN_BYTES,
 				   rmem, fwd);
 			return SEEN_KNOWN_BUG;
 		}
@@ -1220,7 +1222,7 @@ static void case_psock_teardown(const struct zc_case *c, const struct row *r,
 	int rounds = 0;
 
 	if (!teardown_allowed(cx, &why)) {
-		ktap_skip_why(c->name, &why);
+		ktap_seen(c->name, KTAP_FACT_CANNOT_RUN, &why);
 		return;
 	}
 	if (zc_psock_race_open(&race, &cx->pat, cx->o.cpu_tx, cx->o.cpu_rx,

@@ -86,7 +86,7 @@ enum want_zc {
 struct row {
 	ZC_ROW_HOOKS(struct row, struct xsk_ctx);
 	int mode;		/* bind_modes[] */
-	int wakeup;		/* XDP_USE_NEED_WAKEUP or 0 */
+	int wakeup;		/* wakeups[] */
 	enum zc_xsk_attach at;
 	int error;		/* bind_errors[] */
 	enum zc_xsk_path path;
@@ -120,8 +120,13 @@ static const struct bind_mode {
 	{ "bind.none", "none", 0, WANT_ZC_IF_OFFERED },
 };
 
-static const char *const wakeup_names[] = {
-	[0] = "nowakeup", [XDP_USE_NEED_WAKEUP] = "wakeup",
+/* need_wakeup or not, a bind's name part and the sxdp_flags bit. */
+static const struct wakeup {
+	const char *name;
+	__u16 flag;
+} wakeups[] = {
+	{ "wakeup", XDP_USE_NEED_WAKEUP },
+	{ "nowakeup", 0 },
 };
 
 /*
@@ -150,7 +155,7 @@ static const struct row_matrix binds = {
 	.base = &(const struct row){ .zc = { case_bind, pre_bind } },
 	.axes = {
 		ZC_AXIS_TABLE_LOOP(2, struct row, mode, bind_modes, name),
-		ZC_AXIS_LOOP(3, struct row, wakeup, wakeup_names, XDP_USE_NEED_WAKEUP, 0),
+		ZC_AXIS_TABLE_LOOP(3, struct row, wakeup, wakeups, name),
 		ZC_AXIS_LOOP(1, struct row, at, zc_xsk_at_names, AT_SKB, AT_NATIVE),
 	},
 };
@@ -631,7 +636,7 @@ static void case_bind(const struct zc_case *c, const struct row *row,
 			struct xsk_ctx *ctx)
 {
 	struct zc_xsk_dut *d = &ctx->d;
-	uint16_t flags = bind_modes[row->mode].flags | row->wakeup;
+	uint16_t flags = bind_modes[row->mode].flags | wakeups[row->wakeup].flag;
 	/*
 	 * On a real device a zero-copy driver keeps a ring's worth of fill
 	 * buffers posted (virtio_net: 256), and in skb mode the generic path

@@ -242,5 +242,26 @@ for m in sorted(undefs):
     if hit:
         out('status', 'lib/%s.c calls %s: a status is case_status()\'s (lib/core/runner.c); report a fact (ktap_seen)'
             % (m, ' '.join(hit)))
+# A test's bodies report facts too: a SKIP whose class varies is
+# KTAP_FACT_CANNOT_RUN with the class in its reason.
+# A case is declared once: no names array beside an enum or a flag in
+# tests/ (an array of names, or a string indexed by a designator); the
+# value and its name are one table entry (ZC_AXIS_TABLE).
+STATUS_RE = re.compile(r'\b(%s)\s*\(' % '|'.join(STATUS_CALLS))
+NAMES_RE = re.compile(r'\bchar\s*\*\s*const\s+\w*names\s*\[|(^|[{,])\s*\[\s*\w+\s*\]\s*=\s*"')
+tdir = os.environ.get('ZC_SHAPE_TESTS') or os.path.join(top, 'tests')
+for f in sorted(os.listdir(tdir)) if os.path.isdir(tdir) else ():
+    if not f.endswith('.c'):
+        continue
+    for n, line in enumerate(open(os.path.join(tdir, f)), 1):
+        if line.lstrip().startswith(('*', '/*', '//')):
+            continue
+        m = STATUS_RE.search(line)
+        if m:
+            out('status', 'tests/%s:%d calls %s: a status is case_status()\'s; report a fact (ktap_seen, KTAP_FACT_CANNOT_RUN for a SKIP of the reason\'s class)'
+                % (f, n, m.group(1)))
+        if NAMES_RE.search(line):
+            out('names', 'tests/%s:%d: a names array beside the values it names; make each value and its name one table entry (ZC_AXIS_TABLE)'
+                % (f, n))
 
 print('\n'.join(bad))

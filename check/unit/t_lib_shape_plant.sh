@@ -13,8 +13,9 @@ trap 'rm -rf "$tmp"' EXIT
 
 fresh()
 {
-	rm -rf "$tmp/lib" "$tmp/obj"
-	cp -a "$TOP/lib" "$tmp/lib" && cp -a "$BUILD_DIR/lib" "$tmp/obj"
+	rm -rf "$tmp/lib" "$tmp/obj" "$tmp/tests"
+	cp -a "$TOP/lib" "$tmp/lib" && cp -a "$BUILD_DIR/lib" "$tmp/obj" &&
+		cp -a "$TOP/tests" "$tmp/tests"
 }
 
 # cc_obj OBJ SOURCE: a planted object, built from one line of C.
@@ -29,7 +30,7 @@ planted()
 {
 	local out
 
-	out=$(ZC_SHAPE_LIB=$tmp/lib ZC_SHAPE_OBJ=$tmp/obj \
+	out=$(ZC_SHAPE_LIB=$tmp/lib ZC_SHAPE_OBJ=$tmp/obj ZC_SHAPE_TESTS=$tmp/tests \
 	      bash "$(dirname "$0")/t_lib_shape.sh" 2>&1)
 	if grep -qE "^not ok [0-9]+ lib\.$1\$" <<<"$out"; then
 		ok "shape.planted.$2"
@@ -44,7 +45,8 @@ if [ ! -f "$BUILD_DIR/lib/core/why.o" ]; then
 fi
 
 fresh
-out=$(ZC_SHAPE_LIB=$tmp/lib ZC_SHAPE_OBJ=$tmp/obj bash "$(dirname "$0")/t_lib_shape.sh" 2>&1)
+out=$(ZC_SHAPE_LIB=$tmp/lib ZC_SHAPE_OBJ=$tmp/obj ZC_SHAPE_TESTS=$tmp/tests \
+	bash "$(dirname "$0")/t_lib_shape.sh" 2>&1)
 expect "shape.unplanted_copy_passes" [ $? -eq 0 ]
 
 fresh; echo 'int x;' > "$tmp/lib/plant.c"
@@ -90,5 +92,11 @@ planted one_test test_folder_serves_another_test
 
 fresh; echo '#include "tap_copy/tapspec.h"' >> "$tmp/lib/sendzc_notif/zcsession.c"
 planted folders test_folder_uses_test_folder
+
+fresh; echo '	ktap_skip_why(c->name, &why);' >> "$tmp/tests/sockmap_splice.c"
+planted status body_decides_a_skip
+
+fresh; echo 'static const char *const mode_names[] = { [M_A] = "a" };' >> "$tmp/tests/xsk_bind.c"
+planted names names_array_beside_an_enum
 
 t_done

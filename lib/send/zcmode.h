@@ -24,9 +24,6 @@ enum zc_send_mode {
 
 #define ZC_SEND_MAX_DEPTH	256
 
-/* Called before a slot's buffer is (re)submitted; nonzero stops sending. */
-typedef int (*zc_fill_fn)(void *ctx, void *buf, size_t len, uint64_t seq);
-
 struct zc_event {
 	unsigned int slot;
 	uint64_t seq;		/* request number, 0-based, per sender */
@@ -44,21 +41,15 @@ struct zc_sender_cfg {
 	size_t size;		/* bytes per send (> 0) */
 	unsigned int depth;	/* slots in flight, 1..ZC_SEND_MAX_DEPTH (0: 1) */
 	bool report_usage;	/* SEND_ZC*: IORING_SEND_ZC_REPORT_USAGE */
-	/*
-	 * MSG_ZEROCOPY: wait for each send's completion before the next, so
-	 * every verdict is exact (completions coalesce otherwise).
-	 */
-	bool exact;
 	/* Extra msg_flags; MSG_WAITALL is added for stream sockets. */
 	int msg_flags;
 	/*
 	 * Every slot sends the same buffer (one registered buffer for
 	 * SEND_ZC_FIXED), as liburing's send-zerocopy example does: for rates,
-	 * where nothing rewrites the data (fill NULL) and one 64 KiB source
+	 * where nothing rewrites the data and one 64 KiB source
 	 * stays in cache for the copying modes. Slots still gate requests.
 	 */
 	bool one_buffer;
-	zc_fill_fn fill;	/* NULL: slots keep a fixed pattern */
 	zc_event_fn on_event;
 	void *ctx;
 };

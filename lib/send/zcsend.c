@@ -114,8 +114,7 @@ struct zc_sender *zc_sender_open(const struct zc_sender_cfg *cfg, int *err)
 	int ret;
 
 	if ((unsigned int)cfg->mode >= ZC_MODE_COUNT || !cfg->size ||
-	    cfg->depth > ZC_SEND_MAX_DEPTH || cfg->fd < 0 ||
-	    (cfg->one_buffer && cfg->fill)) {
+	    cfg->depth > ZC_SEND_MAX_DEPTH || cfg->fd < 0) {
 		*err = -EINVAL;
 		return NULL;
 	}

@@ -113,8 +113,8 @@ int zc_sender_sys_wait(struct zc_sender *s, uint64_t left, double timeout)
 
 /*
  * One send(2) from the next slot. Returns 0 when it was issued (a failed
- * send is counted in the stats and left in last_req_res), 1 when fill
- * asked to stop, or -errno of the error queue.
+ * send is counted in the stats and left in last_req_res), or -errno of
+ * the error queue.
  */
 static int sys_send_one(struct zc_sender *s)
 {
@@ -124,11 +124,6 @@ static int sys_send_one(struct zc_sender *s)
 	ssize_t n;
 	int ret;
 
-	if (s->cfg.fill && s->cfg.fill(s->cfg.ctx, zc_slot_buf(s, i),
-				       s->cfg.size, s->next_seq)) {
-		s->stopped = true;
-		return 1;
-	}
 	for (;;) {
 		n = sys_send(s->cfg.fd, zc_slot_buf(s, i), s->cfg.size,
 			     s->msg_flags | zc);
@@ -175,9 +170,6 @@ int zc_sender_sys_step(struct zc_sender *s, uint64_t *bytes, uint64_t *pkts)
 	*pkts += 1;
 	if (s->cfg.mode != ZC_MODE_MSG_ZEROCOPY)
 		return 0;
-	/* Exact verdicts need each completion before the next send. */
-	if (s->cfg.exact)
-		return zc_sender_sys_wait(s, 0, STEP_TIMEOUT);
 	if (s->zc_sent - s->st.notifs >= s->cfg.depth)
 		return zc_sender_sys_wait(s, s->cfg.depth / 2, STEP_TIMEOUT);
 	return 0;
@@ -194,15 +186,8 @@ long zc_sender_sys_send(struct zc_sender *s, uint64_t n, double timeout)
 		if (zc_bound_over(&b, s->st.completed))
 			return -ETIMEDOUT;
 		ret = sys_send_one(s);
-		if (ret == 1)
-			break;
 		if (ret < 0)
 			return ret;
-		if (s->cfg.mode == ZC_MODE_MSG_ZEROCOPY && s->cfg.exact) {
-			ret = zc_sender_sys_wait(s, 0, b.idle);
-			if (ret)
-				return ret;
-		}
 	}
 	return s->st.completed - c0;
 }

@@ -253,23 +253,6 @@ static void prep_one(struct zc_sender *s, struct io_uring_sqe *sqe,
 	sqe->user_data = sl->seq << SLOT_BITS | i;
 }
 
-/* Let fill write the next `want` free slots' buffers; how many it did. */
-static unsigned int fill_free(struct zc_sender *s, unsigned int want)
-{
-	unsigned int n;
-
-	for (n = 0; n < want; n++) {
-		unsigned int i = s->free_stack[s->nfree - 1 - n];
-
-		if (s->cfg.fill(s->cfg.ctx, zc_slot_buf(s, i), s->cfg.size,
-				s->next_seq + n)) {
-			s->stopped = true;
-			break;
-		}
-	}
-	return n;
-}
-
 /*
  * Queue sends on free slots, at most `max`. Returns how many.
  * Two sends in flight on a stream socket may interleave their bytes (one
@@ -290,12 +273,10 @@ prep_free(struct zc_sender *s, uint64_t max)
 	unsigned int n, want = s->nfree < room ? s->nfree : room;
 	uint64_t seq = s->next_seq;
 
-	if ((s->stream && s->pending) || s->stopped)
+	if (s->stream && s->pending)
 		return 0;
 	if (want > max)
 		want = max;
-	if (s->cfg.fill)
-		want = fill_free(s, want);
 	for (n = 0; n < want; n++) {
 		unsigned int i = *--stack;
 		struct zc_slot *sl = &s->slots[i];
@@ -341,8 +322,6 @@ int zc_sender_uring_step(struct zc_sender *s, uint64_t *bytes, uint64_t *pkts)
 	int ret;
 
 	prep_free(s, UINT64_MAX);
-	if (s->stopped && s->nfree == s->cfg.depth)
-		return 1;
 	/*
 	 * Sends to a local sink complete inline and their notifications
 	 * are deferred task work: one enter with GETEVENTS and no wait
@@ -404,8 +383,6 @@ long zc_sender_uring_send(struct zc_sender *s, uint64_t n, double timeout)
 		if (zc_bound_over(&b, s->st.completed))
 			return -ETIMEDOUT;
 		prep_free(s, target - s->st.submitted);
-		if (s->stopped && zc_slot_all_free(s))
-			break;
 		ret = submit_wait(s, 1, STEP_TIMEOUT);
 		if (ret < 0 && ret != -ETIMEDOUT)
 			return ret;

@@ -48,7 +48,6 @@ struct zc_sender {
 	bool stream;		/* linked chains keep a byte stream in order */
 	uint64_t next_seq;
 	int msg_flags;
-	bool stopped;		/* fill asked to stop */
 	int last_req_res;	/* for verdicts */
 	int last_notif_res;
 	/* MSG_ZEROCOPY: ids handed out and completed */
