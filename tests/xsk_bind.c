@@ -1102,40 +1102,32 @@ static void teardown(void *ctx)
 	zc_xsk_dut_close(&((struct xsk_ctx *)ctx)->d);
 }
 
-/*
- * --peer-exec: another AF_XDP program (samples/bpf's xdpsock) on a rate
- * case's topology and traffic, so tools/zc-peer-bench can hold the
- * suite's rates against it.
- */
-static int peer_mode(void *opaque)
+static struct zc_test test;
+
+static int peer_run(void *opaque, struct zc_why *why)
 {
 	struct xsk_ctx *ctx = opaque;
 	const struct zc_xsk_peer_cfg cfg = {
 		.cmd = ctx->peer_exec, .path = ctx->peer_path,
 		.at = ctx->modes & (1 << AT_NATIVE) ? AT_NATIVE : AT_SKB,
 	};
-	struct zc_why why = { "" };
-	int ret;
+
+	return zc_xsk_peer_exec(&ctx->d, &cfg, why);
+}
+
+/*
+ * --peer-exec: another AF_XDP program (samples/bpf's xdpsock) on a rate
+ * case's topology and traffic, so tools/zc-peer-bench can hold the
+ * suite's rates against it. setup() pins us to the receiver's CPU: the
+ * command inherits it.
+ */
+static int peer_mode(void *opaque)
+{
+	struct xsk_ctx *ctx = opaque;
 
 	if (!ctx->peer_exec)
 		return -1;
-	if (probe(ctx, &why)) {
-		fprintf(stderr, "%s: --peer-exec: %s\n", TEST_NAME, why.msg);
-		return KSFT_SKIP;
-	}
-	zc_raise_limits();
-	/* setup() pins us to the receiver's CPU: CMD inherits it. */
-	ret = setup(ctx, &why);
-	if (!ret)
-		ret = zc_xsk_peer_exec(&ctx->d, &cfg, &why);
-	teardown(ctx);
-	if (ret == KSFT_SKIP && why.msg[0]) {
-		fprintf(stderr, "%s: --peer-exec: %s\n", TEST_NAME, why.msg);
-		return KSFT_SKIP;
-	}
-	if (ret < 0)
-		ktap_exit_fail_msg("%s: --peer-exec: %s", TEST_NAME, why.msg);
-	return ret;
+	return zc_mode_with_setup(&test, ctx, "--peer-exec", peer_run);
 }
 
 static struct zc_test test = {
