@@ -15,7 +15,7 @@ BIN=$BUILD_DIR/xsk_bind
 BENCH=$TOP/tools/zc-peer-bench
 
 for a in "--test xsk_bind --icount" "--test xsk_bind -m send_zc" \
-	 "--test xsk_bind -s 32" "--test xsk_bind -s 1515"; do
+	 "--test xsk_bind -s 59" "--test xsk_bind -s 1515"; do
 	# shellcheck disable=SC2086
 	out=$("$BENCH" $a 2>&1)
 	expect "peer_bench.xsk_usage '$a'" test "$?" = 128 -a "$(wc -l <<<"$out")" = 1
