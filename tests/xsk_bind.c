@@ -1112,6 +1112,11 @@ static int peer_run(void *opaque, struct zc_why *why)
 		.at = ctx->modes & (1 << AT_NATIVE) ? AT_NATIVE : AT_SKB,
 	};
 
+	/* The generator and side b's counter are XDP programs. */
+	if (ctx->bpf_skip.msg[0]) {
+		*why = ctx->bpf_skip;
+		return KSFT_SKIP;
+	}
 	return zc_xsk_peer_exec(&ctx->d, &cfg, why);
 }
 
