@@ -159,10 +159,14 @@ int zc_xdp_count(struct xdp_md *ctx)
 	__u32 key = 0;
 
 	h = zc_test_hdr(data, data_end);
-	if (!h)
-		return XDP_PASS;
-	zc_bump(ZC_XSK_C_COUNT);
 	cfg = bpf_map_lookup_elem(&zc_xsk_cfg, &key);
+	if (!h) {
+		if (!cfg || !cfg->count_any)
+			return XDP_PASS;
+		zc_bump(ZC_XSK_C_COUNT);
+		return XDP_DROP;
+	}
+	zc_bump(ZC_XSK_C_COUNT);
 	if (cfg && cfg->verify && zc_check(h, data, data_end))
 		zc_bump(ZC_XSK_C_BAD);
 	return XDP_DROP;

@@ -55,6 +55,11 @@ struct zc_xsk_cfg_val {
 	 * witness disagreeing with XDP_OPTIONS fails the row.
 	 */
 	__u32 lie;
+	/*
+	 * zc_xdp_count counts and drops every frame, not just test frames:
+	 * the counter behind another program's sender (xsk_bind --peer-exec).
+	 */
+	__u32 count_any;
 };
 
 #endif

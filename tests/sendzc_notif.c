@@ -1120,32 +1120,31 @@ static void teardown(void *arg)
 	zc_sink_teardown(&ctx->sink);
 }
 
+static struct zc_test test;
+
 /*
  * --peer-exec: another sender (liburing's examples/send-zerocopy.c, say)
  * on exactly this topology, so tools/zc-peer-bench can hold the suite's
  * rates against it. The command runs under /bin/sh in namespace a; the
  * sink's count tells whether its datagrams really reached tc drop.
  */
+static int peer_run(void *arg, struct zc_why *why)
+{
+	struct ctx *ctx = arg;
+	int ret = zc_sink_exec(&ctx->sink, ctx->peer_exec);
+
+	if (ret < 0)
+		zc_why_set(why, "fork: %s", strerror(-ret));
+	return ret;
+}
+
 static int peer_mode(void *arg)
 {
 	struct ctx *ctx = arg;
-	struct zc_why why = { "" };
-	int ret;
 
 	if (!ctx->peer_exec)
 		return -1;
-	if (probe(ctx, &why)) {
-		fprintf(stderr, "%s: --peer-exec: %s\n", TEST_NAME, why.msg);
-		return KSFT_SKIP;
-	}
-	zc_raise_limits();
-	if (setup(ctx, &why)) {
-		teardown(ctx);
-		ktap_exit_fail_msg("%s: %s", TEST_NAME, why.msg);
-	}
-	ret = zc_sink_exec(&ctx->sink, ctx->peer_exec);
-	teardown(ctx);
-	return ret;
+	return zc_mode_with_setup(&test, ctx, "--peer-exec", peer_run);
 }
 
 enum { OPT_PEER_EXEC = 256 };

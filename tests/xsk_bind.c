@@ -51,6 +51,8 @@
 #include "core/matrix.h"
 #include "net/netns.h"
 #include "xsk/xsk_account.h"
+#include "xsk/xsk_peer.h"
+#include "send/sink.h"
 #include "xsk/xsk_run.h"
 
 #define TEST_NAME	"xsk_bind"
@@ -68,6 +70,8 @@ struct xsk_ctx {
 	const char *mode_arg;
 	struct zc_xsk_dut d;
 	struct zc_why bpf_skip;	/* "" when XDP programs load */
+	const char *peer_exec;	/* --peer-exec CMD */
+	long peer_path;		/* --peer-path: enum zc_xsk_path */
 	/* Real pair: the median Mpps of each passed copy case, for its zero-copy twin. */
 	double copy_mpps[ZC_XSK_PATH_N][ZC_XSK_AT_N];
 };
@@ -952,7 +956,7 @@ static void case_data(const struct zc_case *c, const struct row *row,
 
 /* Options, probe and setup */
 
-enum { OPT_IFACE = 256, OPT_QUEUE, OPT_MODE };
+enum { OPT_IFACE = 256, OPT_QUEUE, OPT_MODE, OPT_PEER_EXEC, OPT_PEER_PATH };
 
 static const struct zc_opt_extra extra_opts[] = {
 	{ "iface", 1, OPT_IFACE, "IFACE",
@@ -960,6 +964,10 @@ static const struct zc_opt_extra extra_opts[] = {
 	{ "queue", 1, OPT_QUEUE, "Q", "queue id to bind (default 0)" },
 	{ "mode", 1, OPT_MODE, "skb|native|all",
 	  "XDP attach modes to run (default all; the others skip)" },
+	{ "peer-exec", 1, OPT_PEER_EXEC, "CMD",
+	  "set up a rate case's veth pair and the peer side's counter, run CMD (sh -c) in the socket's namespace with ZC_PEER_IFACE, ZC_PEER_QUEUE, ZC_PEER_FRAME, ZC_PEER_XDP set, feed it the case's generator once it attached XDP (needs --mode skb or native), print what was sent and counted, exit with CMD's status" },
+	{ "peer-path", 1, OPT_PEER_PATH, "rxdrop|txonly|l2fwd",
+	  "--peer-exec: the data path CMD runs (default rxdrop; txonly: no generator)" },
 	{ NULL }
 };
 
@@ -975,6 +983,18 @@ static int parse_mode(struct xsk_ctx *ctx, const char *arg, struct zc_why *why)
 		return zc_why_set(why, "--mode wants skb, native or all, got '%s'", arg);
 	ctx->mode_arg = arg;
 	return 0;
+}
+
+static int parse_peer_path(struct xsk_ctx *ctx, const char *arg, struct zc_why *why)
+{
+	int p;
+
+	for (p = ZC_XSK_RXDROP; p <= ZC_XSK_L2FWD; p++)
+		if (!strcmp(arg, zc_xsk_run_path_names[p])) {
+			ctx->peer_path = p;
+			return 0;
+		}
+	return zc_why_set(why, "--peer-path wants rxdrop, txonly or l2fwd, got '%s'", arg);
 }
 
 static int parse_opt(int val, const char *arg, void *opaque, struct zc_why *why)
@@ -994,6 +1014,14 @@ static int parse_opt(int val, const char *arg, void *opaque, struct zc_why *why)
 		return 0;
 	case OPT_MODE:
 		return parse_mode(ctx, arg, why);
+	case OPT_PEER_EXEC:
+		if (!zc_sink_cmd_ok(arg))
+			return zc_why_set(why, "--peer-exec wants a command whose first word is an executable, got '%.40s'",
+					  arg);
+		ctx->peer_exec = arg;
+		return 0;
+	case OPT_PEER_PATH:
+		return parse_peer_path(ctx, arg, why);
 	}
 	return zc_why_set(why, "unhandled option");
 }
@@ -1017,6 +1045,10 @@ static int check_opts(void *opaque, struct zc_why *why)
 				  ZC_XSK_MIN_FRAME, ctx->o.size);
 	if (ctx->iface && !if_nametoindex(ctx->iface))
 		return zc_why_set(why, "--iface %s: no such device", ctx->iface);
+	if (ctx->peer_exec && (ctx->iface || ctx->modes == ((1 << AT_SKB) | (1 << AT_NATIVE))))
+		return zc_why_set(why, "--peer-exec wants --mode skb or native and the test's own veth pair (no --iface)");
+	if (!ctx->peer_exec && ctx->peer_path)
+		return zc_why_set(why, "--peer-path goes with --peer-exec");
 	return 0;
 }
 
@@ -1075,8 +1107,42 @@ static void teardown(void *ctx)
 	zc_xsk_dut_close(&((struct xsk_ctx *)ctx)->d);
 }
 
+static struct zc_test test;
+
+static int peer_run(void *opaque, struct zc_why *why)
+{
+	struct xsk_ctx *ctx = opaque;
+	const struct zc_xsk_peer_cfg cfg = {
+		.cmd = ctx->peer_exec, .path = ctx->peer_path,
+		.at = ctx->modes & (1 << AT_NATIVE) ? AT_NATIVE : AT_SKB,
+	};
+
+	/* The generator and side b's counter are XDP programs. */
+	if (ctx->bpf_skip.msg[0]) {
+		*why = ctx->bpf_skip;
+		return KSFT_SKIP;
+	}
+	return zc_xsk_peer_exec(&ctx->d, &cfg, why);
+}
+
+/*
+ * --peer-exec: another AF_XDP program (samples/bpf's xdpsock) on a rate
+ * case's topology and traffic, so tools/zc-peer-bench can hold the
+ * suite's rates against it. setup() pins us to the receiver's CPU: the
+ * command inherits it.
+ */
+static int peer_mode(void *opaque)
+{
+	struct xsk_ctx *ctx = opaque;
+
+	if (!ctx->peer_exec)
+		return -1;
+	return zc_mode_with_setup(&test, ctx, "--peer-exec", peer_run);
+}
+
 static struct zc_test test = {
 	.desc = &desc,
+	.mode = peer_mode,
 	.check_opts = check_opts,
 	.probe = probe,
 	.setup = setup,

@@ -330,6 +330,32 @@ static int skip_cases(const struct zc_test *t, const struct zc_opts *o,
 	return ktap_finish();
 }
 
+int zc_mode_with_setup(const struct zc_test *t, void *ctx, const char *opt,
+		       int (*fn)(void *ctx, struct zc_why *why))
+{
+	const char *name = t->desc->name;
+	struct zc_why why = { "" };
+	int ret;
+
+	if (t->probe && t->probe(ctx, &why)) {
+		fprintf(stderr, "%s: %s: %s\n", name, opt, why.msg);
+		return KSFT_SKIP;
+	}
+	zc_raise_limits();
+	ret = t->setup ? t->setup(ctx, &why) : 0;
+	if (!ret)
+		ret = fn(ctx, &why);
+	if (t->teardown)
+		t->teardown(ctx);
+	if (ret == KSFT_SKIP && why.msg[0]) {
+		fprintf(stderr, "%s: %s: %s\n", name, opt, why.msg);
+		return KSFT_SKIP;
+	}
+	if (ret < 0)
+		ktap_exit_fail_msg("%s: %s: %s", name, opt, why.msg);
+	return ret;
+}
+
 int zc_main(const struct zc_test *t, int argc, char **argv,
 	    struct zc_opts *o, void *ctx)
 {

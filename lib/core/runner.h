@@ -77,6 +77,14 @@ struct zc_test {
 
 int zc_main(const struct zc_test *t, int argc, char **argv,
 	    struct zc_opts *o, void *ctx);
+/*
+ * A mode that runs on the binary's own set-up (--peer-exec): probe (a
+ * refusal: the reason on stderr, KSFT_SKIP), limits raised, setup, fn,
+ * teardown. fn's result, its exit code; a set-up that fails, or fn < 0,
+ * one line (opt: the reason) and exit 1.
+ */
+int zc_mode_with_setup(const struct zc_test *t, void *ctx, const char *opt,
+		       int (*fn)(void *ctx, struct zc_why *why));
 
 bool zc_case_selected(const struct zc_opts *o, const char *name);
 /*

@@ -89,6 +89,18 @@ int zc_xsk_prog_load(struct zc_xsk_prog *p, bool verify)
 	return 0;
 }
 
+int zc_xsk_prog_count_any(struct zc_xsk_prog *p)
+{
+	int fd = bpf_map__fd(p->skel->maps.zc_xsk_cfg);
+	struct zc_xsk_cfg_val cfg;
+	__u32 key = 0;
+
+	if (bpf_map_lookup_elem(fd, &key, &cfg))
+		return -errno;
+	cfg.count_any = 1;
+	return bpf_map_update_elem(fd, &key, &cfg, 0) ? -errno : 0;
+}
+
 int zc_xsk_prog_attach(struct zc_xsk_prog *p, int nsfd, int ifindex,
 		       bool count, enum zc_xsk_attach at)
 {

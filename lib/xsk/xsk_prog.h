@@ -41,6 +41,8 @@ struct zc_xsk_prog {
  * bpf_cast_to_kern_ctx (6.2+), the plain one otherwise.
  */
 int zc_xsk_prog_load(struct zc_xsk_prog *p, bool verify);
+/* zc_xdp_count counts every frame, test frame or not: 0 or -errno. */
+int zc_xsk_prog_count_any(struct zc_xsk_prog *p);
 /* Attach zc_xdp_count (count) or zc_xsk_redirect to ifindex in nsfd. */
 int zc_xsk_prog_attach(struct zc_xsk_prog *p, int nsfd, int ifindex,
 		       bool count, enum zc_xsk_attach at);
