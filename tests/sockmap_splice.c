@@ -433,6 +433,7 @@ struct run_watch {
 	uint64_t got0, calls0, waits0;
 	long vcsw0, ivcsw0;
 	unsigned long long pgalloc0;
+	double cpu0, idle0, all0;	/* process CPU; idle, all CPU time */
 };
 
 /* A measured stream: its own topology, producer thread and consumer. */
@@ -1315,6 +1316,27 @@ static unsigned long long vmstat_pgalloc(void)
 	return sum;
 }
 
+/* Idle (with iowait) and all CPU seconds of every CPU so far (/proc/stat). */
+static void cpu_idle(double *idle, double *all)
+{
+	unsigned long long v[8] = {};
+	long hz = sysconf(_SC_CLK_TCK);
+	FILE *f = fopen("/proc/stat", "re");
+	int i, n = 0;
+
+	*idle = *all = 0;
+	if (f) {
+		n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
+			   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
+		fclose(f);
+	}
+	if (n != 8 || hz <= 0)
+		return;
+	for (i = 0; i < 8; i++)
+		*all += (double)v[i] / hz;
+	*idle = (double)(v[3] + v[4]) / hz;
+}
+
 static void thread_csw(long *vol, long *invol)
 {
 	struct rusage ru;
@@ -1335,6 +1357,8 @@ static int watch_begin(void *arg)
 
 	thread_csw(&w->vcsw0, &w->ivcsw0);
 	w->pgalloc0 = vmstat_pgalloc();
+	cpu_idle(&w->idle0, &w->all0);
+	w->cpu0 = zc_cpu_self();
 	w->got0 = st->rx.got;
 	w->calls0 = st->rx.calls;
 	w->waits0 = st->rx.waits;
@@ -1346,20 +1370,26 @@ static int watch_end(void *arg)
 {
 	struct stream *st = arg;
 	struct run_watch *w = &st->w;
-	double secs = zc_now() - w->t0;
+	double secs = zc_now() - w->t0, cpu = zc_cpu_self() - w->cpu0;
 	unsigned long long pages = vmstat_pgalloc() - w->pgalloc0;
 	uint64_t calls = st->rx.calls - w->calls0;
 	double mb = (st->rx.got - w->got0) / 1e6;
+	double idle, all;
 	long vol, invol;
 
+	cpu_idle(&idle, &all);
+	idle -= w->idle0;
+	all -= w->all0;
 	thread_csw(&vol, &invol);
 	if (mb <= 0 || secs <= 0)
 		mb = 1e-9;
-	ktap_print_msg("repeat %s run=%d MB/s=%.1f call_bytes=%.0f waits/MB=%.2f vcsw/MB=%.2f ivcsw/MB=%.2f pgalloc/MB=%.1f",
+	/* cpu and idle: shares of the run's time, idle of all CPUs' time */
+	ktap_print_msg("repeat %s run=%d MB/s=%.1f call_bytes=%.0f waits/MB=%.2f vcsw/MB=%.2f ivcsw/MB=%.2f pgalloc/MB=%.1f cpu=%.3f idle=%.3f",
 		       w->name, w->runs++, mb / secs,
 		       calls ? mb * 1e6 / calls : 0,
 		       (st->rx.waits - w->waits0) / mb, (vol - w->vcsw0) / mb,
-		       (invol - w->ivcsw0) / mb, pages / mb);
+		       (invol - w->ivcsw0) / mb, pages / mb,
+		       secs > 0 ? cpu / secs : 0, all > 0 ? idle / all : 0);
 	return 0;
 }
 
