@@ -1316,27 +1316,6 @@ static unsigned long long vmstat_pgalloc(void)
 	return sum;
 }
 
-/* Idle (with iowait) and all CPU seconds of every CPU so far (/proc/stat). */
-static void cpu_idle(double *idle, double *all)
-{
-	unsigned long long v[8] = {};
-	long hz = sysconf(_SC_CLK_TCK);
-	FILE *f = fopen("/proc/stat", "re");
-	int i, n = 0;
-
-	*idle = *all = 0;
-	if (f) {
-		n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
-			   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
-		fclose(f);
-	}
-	if (n != 8 || hz <= 0)
-		return;
-	for (i = 0; i < 8; i++)
-		*all += (double)v[i] / hz;
-	*idle = (double)(v[3] + v[4]) / hz;
-}
-
 static void thread_csw(long *vol, long *invol)
 {
 	struct rusage ru;
@@ -1357,7 +1336,7 @@ static int watch_begin(void *arg)
 
 	thread_csw(&w->vcsw0, &w->ivcsw0);
 	w->pgalloc0 = vmstat_pgalloc();
-	cpu_idle(&w->idle0, &w->all0);
+	zc_idle_cpu(&w->idle0, &w->all0);
 	w->cpu0 = zc_cpu_self();
 	w->got0 = st->rx.got;
 	w->calls0 = st->rx.calls;
@@ -1377,7 +1356,7 @@ static int watch_end(void *arg)
 	double idle, all;
 	long vol, invol;
 
-	cpu_idle(&idle, &all);
+	zc_idle_cpu(&idle, &all);
 	idle -= w->idle0;
 	all -= w->all0;
 	thread_csw(&vol, &invol);
