@@ -441,6 +441,7 @@ struct stream {
 	struct zc_sm_topo t;
 	struct zc_sm_producer p;
 	struct zc_sm_rx rx;
+	bool watch;		/* --per-repeat */
 	struct run_watch w;
 };
 
@@ -454,6 +455,7 @@ static int stream_open(struct ctx *cx, const struct row *r, struct stream *st,
 		return -1;
 	zc_sm_rx_init(&st->rx, &cx->pat, &st->t, r->call, cx->o.verify);
 	memset(&st->w, 0, sizeof(st->w));
+	st->watch = cx->per_repeat;
 	snprintf(st->w.name, sizeof(st->w.name), TEST_NAME ".%s.%s",
 		 zc_sm_mode_name(r->mode), r->metric);
 	ret = zc_sm_producer_start(&st->p, &cx->pat, st->t.c1, 1ULL << 40, secs);
@@ -1372,6 +1374,24 @@ static int watch_end(void *arg)
 	return 0;
 }
 
+/* A paired stream's producer writes only in its own arm's windows. */
+static int arm_begin(void *arg)
+{
+	struct stream *st = arg;
+
+	zc_sm_producer_pause(&st->p, false);
+	return st->watch ? watch_begin(st) : 0;
+}
+
+static int arm_end(void *arg)
+{
+	struct stream *st = arg;
+	int ret = st->watch ? watch_end(st) : 0;
+
+	zc_sm_producer_pause(&st->p, true);
+	return ret;
+}
+
 static int stream_step(void *st, uint64_t *bytes, uint64_t *pkts)
 {
 	return rx_step(&((struct stream *)st)->rx, bytes, pkts);
@@ -1401,14 +1421,12 @@ static int measure(struct ctx *cx, const struct row *r, struct zc_rate *out,
 		return -1;
 	}
 	if (ref) {
-		struct zc_arm arm[2] = { { stream_step, &st[0] },
-					 { stream_step, &st[1] } };
-		int j;
+		const struct zc_arm arm[2] = {
+			{ stream_step, &st[0], arm_begin, arm_end },
+			{ stream_step, &st[1], arm_begin, arm_end } };
 
-		for (j = 0; j < 2 && cx->per_repeat; j++) {
-			arm[j].begin = watch_begin;
-			arm[j].end = watch_end;
-		}
+		zc_sm_producer_pause(&st[0].p, true);
+		zc_sm_producer_pause(&st[1].p, true);
 
 		ret = zc_measure_pair(&mc, arm, both, ratio, false);
 		*out = both[1];
