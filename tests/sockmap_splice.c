@@ -432,7 +432,7 @@ struct run_watch {
 	double t0;
 	uint64_t got0, calls0, waits0;
 	long vcsw0, ivcsw0;
-	unsigned long long pgalloc0;
+	long long pgalloc0;
 	double cpu0, idle0, all0;	/* process CPU; idle, all CPU time */
 };
 
@@ -1302,18 +1302,22 @@ static void rate_config(struct ctx *cx, const struct row *r,
 		  cx->o.verify ? "yes" : "no");
 }
 
-/* Pages the kernel allocated so far, all zones and orders (/proc/vmstat). */
-static unsigned long long vmstat_pgalloc(void)
+/*
+ * Pages the kernel allocated so far, all zones and orders (/proc/vmstat);
+ * -1 where it does not count them (no CONFIG_VM_EVENT_COUNTERS).
+ */
+static long long vmstat_pgalloc(void)
 {
-	unsigned long long v, sum = 0;
+	unsigned long long v;
+	long long sum = -1;
 	char key[64];
 	FILE *f = fopen("/proc/vmstat", "re");
 
 	if (!f)
-		return 0;
+		return -1;
 	while (fscanf(f, "%63s %llu", key, &v) == 2)
 		if (!strncmp(key, "pgalloc_", 8))
-			sum += v;
+			sum = (sum < 0 ? 0 : sum) + v;
 	fclose(f);
 	return sum;
 }
@@ -1352,7 +1356,8 @@ static int watch_end(void *arg)
 	struct stream *st = arg;
 	struct run_watch *w = &st->w;
 	double secs = zc_now() - w->t0, cpu = zc_cpu_self() - w->cpu0;
-	unsigned long long pages = vmstat_pgalloc() - w->pgalloc0;
+	long long pages = vmstat_pgalloc();
+	char pg[24] = "-";
 	uint64_t calls = st->rx.calls - w->calls0;
 	double mb = (st->rx.got - w->got0) / 1e6;
 	double idle, all;
@@ -1364,12 +1369,14 @@ static int watch_end(void *arg)
 	thread_csw(&vol, &invol);
 	if (mb <= 0 || secs <= 0)
 		mb = 1e-9;
+	if (pages >= 0 && w->pgalloc0 >= 0)
+		snprintf(pg, sizeof(pg), "%.1f", (pages - w->pgalloc0) / mb);
 	/* cpu and idle: shares of the run's time, idle of all CPUs' time */
-	ktap_print_msg("repeat %s run=%d MB/s=%.1f call_bytes=%.0f waits/MB=%.2f vcsw/MB=%.2f ivcsw/MB=%.2f pgalloc/MB=%.1f cpu=%.3f idle=%.3f",
+	ktap_print_msg("repeat %s run=%d MB/s=%.1f call_bytes=%.0f waits/MB=%.2f vcsw/MB=%.2f ivcsw/MB=%.2f pgalloc/MB=%s cpu=%.3f idle=%.3f",
 		       w->name, w->runs++, mb / secs,
 		       calls ? mb * 1e6 / calls : 0,
 		       (st->rx.waits - w->waits0) / mb, (vol - w->vcsw0) / mb,
-		       (invol - w->ivcsw0) / mb, pages / mb,
+		       (invol - w->ivcsw0) / mb, pg,
 		       secs > 0 ? cpu / secs : 0, all > 0 ? idle / all : 0);
 	return 0;
 }
