@@ -434,6 +434,8 @@ struct run_watch {
 	long vcsw0, ivcsw0;
 	long long pgalloc0;
 	double cpu0, idle0, all0;	/* process CPU; idle, all CPU time */
+	/* the producer's count when its last window ended, and since then */
+	uint64_t sent_end, between;
 };
 
 /* A measured stream: its own topology, producer thread and consumer. */
@@ -1372,12 +1374,13 @@ static int watch_end(void *arg)
 	if (pages >= 0 && w->pgalloc0 >= 0)
 		snprintf(pg, sizeof(pg), "%.1f", (pages - w->pgalloc0) / mb);
 	/* cpu and idle: shares of the run's time, idle of all CPUs' time */
-	ktap_print_msg("repeat %s run=%d MB/s=%.1f call_bytes=%.0f waits/MB=%.2f vcsw/MB=%.2f ivcsw/MB=%.2f pgalloc/MB=%s cpu=%.3f idle=%.3f",
+	ktap_print_msg("repeat %s run=%d MB/s=%.1f call_bytes=%.0f waits/MB=%.2f vcsw/MB=%.2f ivcsw/MB=%.2f pgalloc/MB=%s cpu=%.3f idle=%.3f held_sent=%llu",
 		       w->name, w->runs++, mb / secs,
 		       calls ? mb * 1e6 / calls : 0,
 		       (st->rx.waits - w->waits0) / mb, (vol - w->vcsw0) / mb,
 		       (invol - w->ivcsw0) / mb, pg,
-		       secs > 0 ? cpu / secs : 0, all > 0 ? idle / all : 0);
+		       secs > 0 ? cpu / secs : 0, all > 0 ? idle / all : 0,
+		       (unsigned long long)w->between);
 	return 0;
 }
 
@@ -1386,6 +1389,9 @@ static int arm_begin(void *arg)
 {
 	struct stream *st = arg;
 
+	/* What it wrote while held: at most the write it was in. */
+	if (st->w.runs)
+		st->w.between = zc_sm_producer_sent(&st->p) - st->w.sent_end;
 	zc_sm_producer_pause(&st->p, false);
 	return st->watch ? watch_begin(st) : 0;
 }
@@ -1396,6 +1402,7 @@ static int arm_end(void *arg)
 	int ret = st->watch ? watch_end(st) : 0;
 
 	zc_sm_producer_pause(&st->p, true);
+	st->w.sent_end = zc_sm_producer_sent(&st->p);
 	return ret;
 }
 
