@@ -24,6 +24,7 @@
 #include <linux/sock_diag.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 #include "known_bugs.h"
@@ -85,6 +86,7 @@ struct ctx {
 	long bytes;		/* --bytes: functional transfer size */
 	bool allow_warn;	/* --allow-warn: psock_teardown_warn runs */
 	double soak;		/* --soak: verdict_pass_soak's seconds */
+	bool per_repeat;	/* --per-repeat: a line per timed run of a paired rate */
 	/* segments sent again, and overlapping, at lo in SK_PASS transfers */
 	unsigned long long segs, resent, overlaps;
 	struct zc_sm_pattern pat;
@@ -247,6 +249,7 @@ static ssize_t rx_call(struct zc_sm_rx *rx)
 {
 	size_t len = rx->pat->chunk;
 
+	rx->calls++;
 	if (rx->call == ZC_SM_READ)
 		return read(rx->t->rx, rx->pat->rxbuf, len);
 	if (len > (size_t)rx->t->pipe_bytes)
@@ -291,6 +294,7 @@ static long rx_once(struct zc_sm_rx *rx, double wait)
 		/* POLLIN with nothing to take (splice without splice_read): don't spin. */
 		if (ready)
 			usleep(1000);
+		rx->waits++;
 		ready = zc_poll_one(rx->t->rx, POLLIN, 0.1) > 0;
 	}
 }
@@ -416,11 +420,31 @@ static int wait_inq(int fd, int want, double secs, bool *blind)
 	}
 }
 
+/*
+ * --per-repeat: what a stream's consumer and the kernel did in each timed
+ * run of a paired rate (the warm-up, then the repeats, then any repeat
+ * the meter measured again), to tell apart the repeats of one rate that
+ * differ (doc/tests.md, the always-copy splice's two modes).
+ */
+struct run_watch {
+	char name[64];		/* the stream's rate */
+	int runs;
+	double t0;
+	uint64_t got0, calls0, waits0;
+	long vcsw0, ivcsw0;
+	long long pgalloc0;
+	double cpu0, idle0, all0;	/* process CPU; idle, all CPU time */
+	/* the producer's count when its last window ended, and since then */
+	uint64_t sent_end, between;
+};
+
 /* A measured stream: its own topology, producer thread and consumer. */
 struct stream {
 	struct zc_sm_topo t;
 	struct zc_sm_producer p;
 	struct zc_sm_rx rx;
+	bool watch;		/* --per-repeat */
+	struct run_watch w;
 };
 
 static int stream_open(struct ctx *cx, const struct row *r, struct stream *st,
@@ -432,6 +456,10 @@ static int stream_open(struct ctx *cx, const struct row *r, struct stream *st,
 			     r->default_rcvbuf ? 0 : cx->rcvbuf, why))
 		return -1;
 	zc_sm_rx_init(&st->rx, &cx->pat, &st->t, r->call, cx->o.verify);
+	memset(&st->w, 0, sizeof(st->w));
+	st->watch = cx->per_repeat;
+	snprintf(st->w.name, sizeof(st->w.name), TEST_NAME ".%s.%s",
+		 zc_sm_mode_name(r->mode), r->metric);
 	ret = zc_sm_producer_start(&st->p, &cx->pat, st->t.c1, 1ULL << 40, secs);
 	if (ret) {
 		zc_why_set(why, "producer thread: %s", strerror(-ret));
@@ -1279,6 +1307,113 @@ static void rate_config(struct ctx *cx, const struct row *r,
 }
 
 /*
+ * Pages the kernel allocated so far, all zones and orders (/proc/vmstat);
+ * -1 where it does not count them (no CONFIG_VM_EVENT_COUNTERS).
+ */
+static long long vmstat_pgalloc(void)
+{
+	unsigned long long v;
+	long long sum = -1;
+	char key[64];
+	FILE *f = fopen("/proc/vmstat", "re");
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %llu", key, &v) == 2)
+		if (!strncmp(key, "pgalloc_", 8))
+			sum = (sum < 0 ? 0 : sum) + v;
+	fclose(f);
+	return sum;
+}
+
+static void thread_csw(long *vol, long *invol)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru)) {
+		*vol = *invol = 0;
+		return;
+	}
+	*vol = ru.ru_nvcsw;
+	*invol = ru.ru_nivcsw;
+}
+
+/* zc_arm begin/end of a stream under --per-repeat: outside the timed loop. */
+static int watch_begin(void *arg)
+{
+	struct stream *st = arg;
+	struct run_watch *w = &st->w;
+
+	thread_csw(&w->vcsw0, &w->ivcsw0);
+	w->pgalloc0 = vmstat_pgalloc();
+	zc_idle_cpu(&w->idle0, &w->all0);
+	w->cpu0 = zc_cpu_self();
+	w->got0 = st->rx.got;
+	w->calls0 = st->rx.calls;
+	w->waits0 = st->rx.waits;
+	w->t0 = zc_now();
+	return 0;
+}
+
+static int watch_end(void *arg)
+{
+	struct stream *st = arg;
+	struct run_watch *w = &st->w;
+	double secs = zc_now() - w->t0, cpu = zc_cpu_self() - w->cpu0;
+	long long pages = vmstat_pgalloc();
+	char pg[24] = "-";
+	uint64_t calls = st->rx.calls - w->calls0;
+	double mb = (st->rx.got - w->got0) / 1e6;
+	double idle, all;
+	long vol, invol;
+
+	zc_idle_cpu(&idle, &all);
+	idle -= w->idle0;
+	all -= w->all0;
+	thread_csw(&vol, &invol);
+	if (mb <= 0 || secs <= 0)
+		mb = 1e-9;
+	if (pages >= 0 && w->pgalloc0 >= 0)
+		snprintf(pg, sizeof(pg), "%.1f", (pages - w->pgalloc0) / mb);
+	/* cpu and idle: shares of the run's time, idle of all CPUs' time */
+	ktap_print_msg("repeat %s run=%d MB/s=%.1f call_bytes=%.0f waits/MB=%.2f vcsw/MB=%.2f ivcsw/MB=%.2f pgalloc/MB=%s cpu=%.3f idle=%.3f held_sent=%llu",
+		       w->name, w->runs++, mb / secs,
+		       calls ? mb * 1e6 / calls : 0,
+		       (st->rx.waits - w->waits0) / mb, (vol - w->vcsw0) / mb,
+		       (invol - w->ivcsw0) / mb, pg,
+		       secs > 0 ? cpu / secs : 0, all > 0 ? idle / all : 0,
+		       (unsigned long long)w->between);
+	return 0;
+}
+
+/* A paired stream's producer writes only in its own arm's windows. */
+static int arm_begin(void *arg)
+{
+	struct stream *st = arg;
+
+	/* What it wrote while held: at most the write it was in. */
+	if (st->w.runs)
+		st->w.between = zc_sm_producer_sent(&st->p) - st->w.sent_end;
+	zc_sm_producer_pause(&st->p, false);
+	return st->watch ? watch_begin(st) : 0;
+}
+
+static int arm_end(void *arg)
+{
+	struct stream *st = arg;
+	int ret = st->watch ? watch_end(st) : 0;
+
+	zc_sm_producer_pause(&st->p, true);
+	st->w.sent_end = zc_sm_producer_sent(&st->p);
+	return ret;
+}
+
+static int stream_step(void *st, uint64_t *bytes, uint64_t *pkts)
+{
+	return rx_step(&((struct stream *)st)->rx, bytes, pkts);
+}
+
+/*
  * The rate of r; with a read_ref, ref's stream runs in alternation with it,
  * repeat by repeat, and ratio gets one r/ref sample per repeat.
  */
@@ -1302,8 +1437,12 @@ static int measure(struct ctx *cx, const struct row *r, struct zc_rate *out,
 		return -1;
 	}
 	if (ref) {
-		const struct zc_arm arm[2] = { { rx_step, &st[0].rx },
-					       { rx_step, &st[1].rx } };
+		const struct zc_arm arm[2] = {
+			{ stream_step, &st[0], arm_begin, arm_end },
+			{ stream_step, &st[1], arm_begin, arm_end } };
+
+		zc_sm_producer_pause(&st[0].p, true);
+		zc_sm_producer_pause(&st[1].p, true);
 
 		ret = zc_measure_pair(&mc, arm, both, ratio, false);
 		*out = both[1];
@@ -1377,7 +1516,7 @@ static enum probe_state splice_probe(struct ctx *cx)
 	return cx->probe;
 }
 
-enum { OPT_RCVBUF = 256, OPT_BYTES, OPT_ALLOW_WARN, OPT_SOAK };
+enum { OPT_RCVBUF = 256, OPT_BYTES, OPT_ALLOW_WARN, OPT_SOAK, OPT_PER_REPEAT };
 
 static const struct zc_opt_extra extra_opts[] = {
 	{ "rcvbuf", 1, OPT_RCVBUF, "BYTES",
@@ -1388,6 +1527,8 @@ static const struct zc_opt_extra extra_opts[] = {
 	  "run psock_teardown_warn, which warns (taints) an affected kernel on purpose (env ZC_ALLOW_WARN=1; =panic even under kernel.panic_on_warn=1)" },
 	{ "soak", 1, OPT_SOAK, "SEC",
 	  "seconds of verdict_pass_soak (default 5; env ZC_SOAK; 10 or more to catch a rare SK_PASS duplicate more often)" },
+	{ "per-repeat", 0, OPT_PER_REPEAT, NULL,
+	  "a '# repeat' line for each timed run of a splice rate and its read arm: MB/s, bytes per receive call, polls, context switches and pages allocated per MB" },
 	{ NULL }
 };
 
@@ -1422,6 +1563,9 @@ static int parse_extra(int val, const char *arg, void *ctx, struct zc_why *why)
 		return 0;
 	case OPT_SOAK:
 		return soak_secs("--soak", arg, cx, why);
+	case OPT_PER_REPEAT:
+		cx->per_repeat = true;
+		return 0;
 	}
 	return -1;
 }

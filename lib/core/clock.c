@@ -30,22 +30,45 @@ double zc_cpu_self(void)
 	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
 }
 
-double zc_softirq_cpu(void)
+/* The first line of /proc/stat in seconds, all CPUs: 0, or -1 unread. */
+static int proc_stat_cpu(double v[8])
 {
-	unsigned long long v[8] = {};
+	unsigned long long t[8] = {};
 	long hz = sysconf(_SC_CLK_TCK);
-	FILE *f = fopen("/proc/stat", "r");
-	int n;
+	FILE *f = fopen("/proc/stat", "re");
+	int i, n;
 
 	if (!f)
-		return 0;
-	/* cpu user nice system idle iowait irq softirq */
-	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1],
-		   &v[2], &v[3], &v[4], &v[5], &v[6]);
+		return -1;
+	/* cpu user nice system idle iowait irq softirq steal */
+	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &t[0],
+		   &t[1], &t[2], &t[3], &t[4], &t[5], &t[6], &t[7]);
 	fclose(f);
-	if (n != 7 || hz <= 0)
-		return 0;
-	return (double)v[6] / hz;
+	if (n < 7 || hz <= 0)
+		return -1;
+	for (i = 0; i < 8; i++)
+		v[i] = (double)t[i] / hz;
+	return 0;
+}
+
+double zc_softirq_cpu(void)
+{
+	double v[8];
+
+	return proc_stat_cpu(v) ? 0 : v[6];
+}
+
+void zc_idle_cpu(double *idle, double *all)
+{
+	double v[8];
+	int i;
+
+	*idle = *all = 0;
+	if (proc_stat_cpu(v))
+		return;
+	for (i = 0; i < 8; i++)
+		*all += v[i];
+	*idle = v[3] + v[4];
 }
 
 /*

@@ -10,6 +10,8 @@
 double zc_now(void);			/* CLOCK_MONOTONIC seconds */
 double zc_cpu_self(void);		/* user+sys of this process, seconds */
 double zc_softirq_cpu(void);		/* softirq seconds, all CPUs (/proc/stat) */
+/* Idle (with iowait) and all CPU seconds so far, all CPUs (/proc/stat). */
+void zc_idle_cpu(double *idle, double *all);
 
 /*
  * Seconds this process was not running at all since the watch started

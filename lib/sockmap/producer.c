@@ -49,6 +49,15 @@ void zc_sm_pattern_free(struct zc_sm_pattern *p)
 
 /* Producer */
 
+/* Paused: wait, at no cost, until resumed or stopped. */
+static void wait_resumed(struct zc_sm_producer *p)
+{
+	pthread_mutex_lock(&p->lock);
+	while (p->paused && !p->stop)
+		pthread_cond_wait(&p->cond, &p->lock);
+	pthread_mutex_unlock(&p->lock);
+}
+
 static void *producer_main(void *arg)
 {
 	struct zc_sm_producer *p = arg;
@@ -56,7 +65,11 @@ static void *producer_main(void *arg)
 
 	zc_pin_cpu(p->cpu);
 	while (sent < p->limit && !__atomic_load_n(&p->stop, __ATOMIC_RELAXED)) {
-		size_t len = p->limit - sent < p->chunk ? p->limit - sent : p->chunk;
+		size_t len;
+
+		if (__atomic_load_n(&p->paused, __ATOMIC_RELAXED))
+			wait_resumed(p);
+		len = p->limit - sent < p->chunk ? p->limit - sent : p->chunk;
 		ssize_t n = write(p->fd, p->ring + sent % ZC_SM_PERIOD, len);
 
 		if (n > 0) {
@@ -91,9 +104,21 @@ int zc_sm_producer_start(struct zc_sm_producer *p,
 	p->chunk = pat->chunk;
 	p->limit = limit;
 	p->deadline = zc_now() + secs;
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->cond, NULL);
 	ret = pthread_create(&p->tid, NULL, producer_main, p);
 	p->running = !ret;
 	return -ret;
+}
+
+void zc_sm_producer_pause(struct zc_sm_producer *p, bool on)
+{
+	if (!p->running)
+		return;
+	pthread_mutex_lock(&p->lock);
+	__atomic_store_n(&p->paused, on, __ATOMIC_RELAXED);
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
 }
 
 uint64_t zc_sm_producer_sent(struct zc_sm_producer *p)
@@ -105,7 +130,12 @@ void zc_sm_producer_stop(struct zc_sm_producer *p)
 {
 	if (!p->running)
 		return;
+	pthread_mutex_lock(&p->lock);
 	__atomic_store_n(&p->stop, 1, __ATOMIC_RELAXED);
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
 	pthread_join(p->tid, NULL);
 	p->running = false;
+	pthread_mutex_destroy(&p->lock);
+	pthread_cond_destroy(&p->cond);
 }

@@ -40,6 +40,10 @@ struct zc_sm_producer {
 	uint64_t limit, sent;
 	double deadline;
 	int stop, err;
+	/* zc_sm_producer_pause: the thread waits on cond while paused */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool paused;
 };
 
 /*
@@ -52,5 +56,13 @@ int zc_sm_producer_start(struct zc_sm_producer *p,
 uint64_t zc_sm_producer_sent(struct zc_sm_producer *p);
 /* Bounded: the thread looks at stop at least every 50 ms. */
 void zc_sm_producer_stop(struct zc_sm_producer *p);
+/*
+ * Hold the thread after its current write (on) or let it go on (off).
+ * Two streams measured in alternation need it: a sockmap ingress
+ * redirect does not hold a producer back, so the stream not being
+ * measured would write on, share the CPU with the one that is, and pile
+ * up bytes its next window drains at the consumer's speed alone.
+ */
+void zc_sm_producer_pause(struct zc_sm_producer *p, bool on);
 
 #endif

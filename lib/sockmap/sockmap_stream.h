@@ -38,6 +38,8 @@ struct zc_sm_rx {
 	enum zc_sm_call call;
 	bool verify;
 	uint64_t got;		/* stream offset of the next byte */
+	uint64_t calls;		/* receive calls made (rates' --per-repeat) */
+	uint64_t waits;		/* polls after a call found nothing */
 	long bad;		/* stream offset of a wrong byte */
 	/*
 	 * What came instead: the received bytes from the one before the
