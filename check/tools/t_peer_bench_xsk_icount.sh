@@ -20,22 +20,6 @@ B2=$FIX/boot2.out
 tmp=$(mktemp -d /tmp/zc-check-peer-bench-xsk.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-# has NAME TEXT LINE...: ok when every LINE is a whole line of TEXT.
-has()
-{
-	local name=$1 text=$2 l miss=()
-
-	shift 2
-	for l in "$@"; do
-		grep -qxF -- "$l" <<<"$text" || miss+=("missing: $l")
-	done
-	if [ ${#miss[@]} -eq 0 ]; then
-		ok "$name"
-	else
-		not_ok "$name" "${miss[@]}" "got:" "$text"
-	fi
-}
-
 out=$("$BENCH" --test xsk_bind --from-guest "$B1" --from-guest "$B2" 2>&1)
 rc=$?
 expect "peer_bench_xsk_icount.measured_exit0 # exit $rc" test "$rc" = 0
@@ -44,14 +28,14 @@ expect "peer_bench_xsk_icount.measured_exit0 # exit $rc" test "$rc" = 0
 # (485991 - 108980) / 3 = 0.12567; tx-only skb (807840 - 202400) / 3 =
 # 0.20181 and (808768 - 202656) / 3 = 0.20204. The suite's is its pps
 # metric: 0.113741, 0.113248; 0.200843, 0.201083.
-has "peer_bench_xsk_icount.boot_lines" "$out" \
+has_lines "peer_bench_xsk_icount.boot_lines" "$out" \
 	"boot 1 rxdrop_native suite   0.1137  peer   0.1252  ratio 0.9086" \
 	"boot 1 txonly_skb    suite   0.2008  peer   0.2018  ratio 0.9952" \
 	"boot 2 rxdrop_native suite   0.1132  peer   0.1257  ratio 0.9012" \
 	"boot 2 txonly_skb    suite   0.2011  peer   0.2020  ratio 0.9953"
 # instructions/frame = 1000 / median Mpps: 1000 / 0.1134945 = 8811,
 # 1000 / 0.1254258 = 7973; spread (0.908611 - 0.901152) / 0.904882.
-has "peer_bench_xsk_icount.table" "$out" \
+has_lines "peer_bench_xsk_icount.table" "$out" \
 	"| rxdrop copy native | samples/bpf xdpsock (5.10) | 0.9086 0.9012 | 0.9049 | 0.824 % | 8811 | 7973 | +838 |" \
 	"| txonly copy skb | samples/bpf xdpsock (5.10) | 0.9952 0.9953 | 0.9952 | 0.008 % | 4976 | 4952 | +24 |"
 ROW='^\| .* \| [0-9.]+ % \| [0-9]+ \| [0-9]+ \| [-+][0-9]+ \|$'
