@@ -23,21 +23,21 @@ trap 'rm -rf "$tmp"' EXIT
 out=$("$BENCH" --test xsk_bind --from-guest "$B1" --from-guest "$B2" 2>&1)
 rc=$?
 expect "peer_bench_xsk_icount.measured_exit0 # exit $rc" test "$rc" = 0
-# xdpsock's Mpps = (last whole block's rx or tx total - the first's) / 3
-# whole seconds: rx-drop native (485921 - 110377) / 3 = 0.12518 and
-# (485991 - 108980) / 3 = 0.12567; tx-only skb (807840 - 202400) / 3 =
-# 0.20181 and (808768 - 202656) / 3 = 0.20204. The suite's is its pps
-# metric: 0.113741, 0.113248; 0.200843, 0.201083.
+# xdpsock's Mpps = (last whole block's rx or tx total - the first's) /
+# the seconds of the blocks after the first: rx-drop native
+# (490061 - 111696) / 3.01 = 0.125702 and (488237 - 109917) / 3.00 =
+# 0.126107; tx-only skb (808544 - 202624) / 3.00 = 0.201973 in both.
+# The suite's is its pps metric: 0.114173, 0.113593; 0.201023, 0.201023.
 has_lines "peer_bench_xsk_icount.boot_lines" "$out" \
-	"boot 1 rxdrop_native suite   0.1137  peer   0.1252  ratio 0.9086" \
-	"boot 1 txonly_skb    suite   0.2008  peer   0.2018  ratio 0.9952" \
-	"boot 2 rxdrop_native suite   0.1132  peer   0.1257  ratio 0.9012" \
-	"boot 2 txonly_skb    suite   0.2011  peer   0.2020  ratio 0.9953"
-# instructions/frame = 1000 / median Mpps: 1000 / 0.1134945 = 8811,
-# 1000 / 0.1254258 = 7973; spread (0.908611 - 0.901152) / 0.904882.
+	"boot 1 rxdrop_native suite   0.1142  peer   0.1257  ratio 0.9083" \
+	"boot 1 txonly_skb    suite   0.2010  peer   0.2020  ratio 0.9953" \
+	"boot 2 rxdrop_native suite   0.1136  peer   0.1261  ratio 0.9008" \
+	"boot 2 txonly_skb    suite   0.2010  peer   0.2020  ratio 0.9953"
+# instructions/frame = 1000 / median Mpps: 1000 / 0.113883 = 8781,
+# 1000 / 0.1259045 = 7943; spread (0.908285 - 0.900766) / 0.904525.
 has_lines "peer_bench_xsk_icount.table" "$out" \
-	"| rxdrop copy native | samples/bpf xdpsock (5.10) | 0.9086 0.9012 | 0.9049 | 0.824 % | 8811 | 7973 | +838 |" \
-	"| txonly copy skb | samples/bpf xdpsock (5.10) | 0.9952 0.9953 | 0.9952 | 0.008 % | 4976 | 4952 | +24 |"
+	"| rxdrop copy native | samples/bpf xdpsock (5.10) | 0.9083 0.9008 | 0.9045 | 0.830 % | 8781 | 7943 | +838 |" \
+	"| txonly copy skb | samples/bpf xdpsock (5.10) | 0.9953 0.9953 | 0.9953 | 0.000 % | 4975 | 4951 | +23 |"
 ROW='^\| .* \| [0-9.]+ % \| [0-9]+ \| [0-9]+ \| [-+][0-9]+ \|$'
 n=$(grep -cE "$ROW" <<<"$out")
 expect "peer_bench_xsk_icount.modes_the_file_holds # $n rows" test "$n" = 6
@@ -57,7 +57,7 @@ out=$("$BENCH" --test xsk_bind -m rxdrop_native --from-guest "$B1" --from-guest 
 	--min-ratio 0.97 2>&1)
 rc=$?
 expect "peer_bench_xsk_icount.min_ratio_below_exit1 # exit $rc" test "$rc" = 1 -a \
-	-n "$(grep -x 'median ratio below --min-ratio 0.97: rxdrop copy native 0.9049' <<<"$out")"
+	-n "$(grep -x 'median ratio below --min-ratio 0.97: rxdrop copy native 0.9045' <<<"$out")"
 
 # A boot whose guest stopped before xdpsock's l2fwd finished: no result.
 grep -v '^@peer l2fwd_native rc=' "$B2" >"$tmp/cut.out"
