@@ -65,6 +65,22 @@ has()
 	grep -qE -- "$1" "$OUT"
 }
 
+# has_lines NAME TEXT LINE...: ok when every LINE is a whole line of TEXT.
+has_lines()
+{
+	local name=$1 text=$2 l miss=()
+
+	shift 2
+	for l in "$@"; do
+		grep -qxF -- "$l" <<<"$text" || miss+=("missing: $l")
+	done
+	if [ ${#miss[@]} -eq 0 ]; then
+		ok "$name"
+	else
+		not_ok "$name" "${miss[@]}" "got:" "$text"
+	fi
+}
+
 BPFTOOL=$(command -v bpftool || echo /usr/sbin/bpftool)
 
 # Everything a test could leave behind in the root namespace or the

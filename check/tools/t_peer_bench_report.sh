@@ -20,35 +20,19 @@ B2=$FIX/boot2.out
 tmp=$(mktemp -d /tmp/zc-check-peer-bench.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-# has NAME TEXT LINE...: ok when every LINE is a whole line of TEXT.
-has()
-{
-	local name=$1 text=$2 l miss=()
-
-	shift 2
-	for l in "$@"; do
-		grep -qxF -- "$l" <<<"$text" || miss+=("missing: $l")
-	done
-	if [ ${#miss[@]} -eq 0 ]; then
-		ok "$name"
-	else
-		not_ok "$name" "${miss[@]}" "got:" "$text"
-	fi
-}
-
 out=$("$BENCH" --from-guest "$B1" --from-guest "$B2" 2>&1)
 rc=$?
 expect "peer_bench_report.measured_exit0 # exit $rc" test "$rc" = 0
 # Peer MB/s = tx * 65435 B / 1.2 s (-t 1 runs 1.2 s): 11184 -> 609.85,
 # 11176 -> 609.43; 81223 -> 4428.86, 81212 -> 4428.42. Ratios suite/peer.
-has "peer_bench_report.boot_lines" "$out" \
+has_lines "peer_bench_report.boot_lines" "$out" \
 	"boot 1 uring_send    suite   609.10  peer   609.85  ratio 0.9988" \
 	"boot 1 msg_zerocopy  suite  4985.01  peer  4428.86  ratio 1.1256" \
 	"boot 2 uring_send    suite   609.12  peer   609.42  ratio 0.9995" \
 	"boot 2 msg_zerocopy  suite  4983.24  peer  4428.42  ratio 1.1253"
 # ns/B = 1000 / median MB/s (instructions per byte at shift 0); per send
 # (suite - peer) * 65435; spread (max - min) / median of the ratios.
-has "peer_bench_report.table" "$out" \
+has_lines "peer_bench_report.table" "$out" \
 	"| io_uring send | liburing examples/send-zerocopy.c | 0.9988 0.9995 | 0.075 % | 1.64174 | 1.64032 | +92 |" \
 	"| MSG_ZEROCOPY | kernel selftests net/msg_zerocopy.c | 1.1256 1.1253 | 0.026 % | 0.20064 | 0.22580 | -1647 |"
 expect "peer_bench_report.footer_says_recorded" \
@@ -56,7 +40,7 @@ expect "peer_bench_report.footer_says_recorded" \
 n=$(grep -cE '^\| .* \| [0-9.]+ % \|' <<<"$out")
 expect "peer_bench_report.modes_the_file_holds # $n rows" test "$n" = 2
 
-has "peer_bench_report.like_for_like" "$out" \
+has_lines "peer_bench_report.like_for_like" "$out" \
 	"like for like (the suite's config lines checked): 65435 B a datagram, 8 in flight, one payload buffer a side, one vCPU, the suite's topology and tc sink for both (--peer-exec), 1 s a side (the suite after its warm-up, the peer its -t + 0.2 s)" \
 	"not matched: the suite's ring single_issuer,defer_taskrun against the example's coop_taskrun"
 # A suite run from eight buffers is not the peer's loop: an error naming it.
@@ -67,7 +51,7 @@ expect "peer_bench_report.unlike_config_exit1 # exit $rc" \
 	test "$rc" = 1 -a -n "$(grep 'not like for like with its peer: one_buffer=no' <<<"$out")"
 
 out=$("$BENCH" --from-guest "$B1" -m uring_send 2>&1)
-has "peer_bench_report.one_boot_one_mode" "$out" \
+has_lines "peer_bench_report.one_boot_one_mode" "$out" \
 	"| io_uring send | liburing examples/send-zerocopy.c | 0.9988 | 0.000 % | 1.64177 | 1.63974 | +133 |"
 
 # --min-ratio: io_uring send's median 0.9991 is below 1.0, above 0.999.

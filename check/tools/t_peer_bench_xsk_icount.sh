@@ -1,0 +1,82 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tools/zc-peer-bench --test xsk_bind --icount's report, from two real
+# instruction-counted boots recorded in check/fixtures/peer_bench_xsk
+# (--from-guest reads them back instead of booting): the per-boot rates
+# and ratios, each side's instructions per frame and the spread across
+# boots are the ones computed by hand from the recorded figures; exit 0
+# measured, 1 below --min-ratio, 1 and no table when a boot lost a
+# side. No guest is booted here: a real --icount run takes ~5 minutes
+# (2 boots of the 6 modes), too long for a check. About 5 s.
+
+. "$(dirname "$0")/../lib.sh"
+
+FIX=$CHECK_DIR/fixtures/peer_bench_xsk
+BENCH=$TOP/tools/zc-peer-bench
+B1=$FIX/boot1.out
+B2=$FIX/boot2.out
+
+tmp=$(mktemp -d /tmp/zc-check-peer-bench-xsk.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+out=$("$BENCH" --test xsk_bind --from-guest "$B1" --from-guest "$B2" 2>&1)
+rc=$?
+expect "peer_bench_xsk_icount.measured_exit0 # exit $rc" test "$rc" = 0
+# xdpsock's Mpps = (last whole block's rx or tx total - the first's) /
+# the seconds of the blocks after the first: rx-drop native
+# (490061 - 111696) / 3.01 = 0.125702 and (488237 - 109917) / 3.00 =
+# 0.126107; tx-only skb (808544 - 202624) / 3.00 = 0.201973 in both.
+# The suite's is its pps metric: 0.114173, 0.113593; 0.201023, 0.201023.
+has_lines "peer_bench_xsk_icount.boot_lines" "$out" \
+	"boot 1 rxdrop_native suite   0.1142  peer   0.1257  ratio 0.9083" \
+	"boot 1 txonly_skb    suite   0.2010  peer   0.2020  ratio 0.9953" \
+	"boot 2 rxdrop_native suite   0.1136  peer   0.1261  ratio 0.9008" \
+	"boot 2 txonly_skb    suite   0.2010  peer   0.2020  ratio 0.9953"
+# instructions/frame = 1000 / median Mpps: 1000 / 0.113883 = 8781,
+# 1000 / 0.1259045 = 7943; spread (0.908285 - 0.900766) / 0.904525.
+has_lines "peer_bench_xsk_icount.table" "$out" \
+	"| rxdrop copy native | samples/bpf xdpsock (5.10) | 0.9083 0.9008 | 0.9045 | 0.830 % | 8781 | 7943 | +838 |" \
+	"| txonly copy skb | samples/bpf xdpsock (5.10) | 0.9953 0.9953 | 0.9953 | 0.000 % | 4975 | 4951 | +23 |"
+ROW='^\| .* \| [0-9.]+ % \| [0-9]+ \| [0-9]+ \| [-+][0-9]+ \|$'
+n=$(grep -cE "$ROW" <<<"$out")
+expect "peer_bench_xsk_icount.modes_the_file_holds # $n rows" test "$n" = 6
+expect "peer_bench_xsk_icount.footer_says_recorded" \
+	grep -q '^2 boots of 6\.18\.15+deb13-amd64, recorded (--from-guest .*-smp 1: generator, kernel and receiver on the one vCPU; 64 B frames' <<<"$out"
+
+out=$("$BENCH" --test xsk_bind -m txonly_skb --from-guest "$B1" --from-guest "$B2" 2>&1)
+n=$(grep -cE "$ROW" <<<"$out")
+expect "peer_bench_xsk_icount.mode_picks_one_row # $n rows" test "$n" = 1 -a \
+	-n "$(grep '^| txonly copy skb |' <<<"$out")"
+
+# --min-ratio: tx-only holds 0.97 in both boots, native rx-drop does not.
+"$BENCH" --test xsk_bind -m txonly_skb --from-guest "$B1" --from-guest "$B2" \
+	--min-ratio 0.97 >/dev/null 2>&1
+expect "peer_bench_xsk_icount.min_ratio_held_exit0" test $? = 0
+out=$("$BENCH" --test xsk_bind -m rxdrop_native --from-guest "$B1" --from-guest "$B2" \
+	--min-ratio 0.97 2>&1)
+rc=$?
+expect "peer_bench_xsk_icount.min_ratio_below_exit1 # exit $rc" test "$rc" = 1 -a \
+	-n "$(grep -x 'median ratio below --min-ratio 0.97: rxdrop copy native 0.9045' <<<"$out")"
+
+# A boot whose guest stopped before xdpsock's l2fwd finished: no result.
+grep -v '^@peer l2fwd_native rc=' "$B2" >"$tmp/cut.out"
+out=$("$BENCH" --test xsk_bind --from-guest "$B1" --from-guest "$tmp/cut.out" 2>&1)
+rc=$?
+expect "peer_bench_xsk_icount.lost_side_exit1_no_table # exit $rc" test "$rc" = 1 -a \
+	-n "$(grep -F 'boot 2: l2fwd_native did not finish in the guest (no peer)' <<<"$out")" -a \
+	-z "$(grep '^| ' <<<"$out")"
+
+# A side the suite did not run like xdpsock (another batch): exit 1, named.
+sed 's/ batch=64 / batch=32 /' "$B1" >"$tmp/batch.out"
+out=$("$BENCH" --test xsk_bind -m rxdrop_skb --from-guest "$tmp/batch.out" 2>&1)
+rc=$?
+expect "peer_bench_xsk_icount.unlike_config_exit1 # exit $rc" test "$rc" = 1 -a \
+	-n "$(grep -F 'batch=32, not 64' <<<"$out")"
+
+# sendzc_notif's boots hold no xsk_bind mode.
+out=$("$BENCH" --test xsk_bind --from-guest "$CHECK_DIR/fixtures/peer_bench/boot1.out" 2>&1)
+rc=$?
+expect "peer_bench_xsk_icount.no_xsk_mode_exit1_one_line # exit $rc" \
+	test "$rc" = 1 -a "$(wc -l <<<"$out")" = 1
+t_done
