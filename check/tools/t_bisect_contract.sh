@@ -55,8 +55,10 @@ run "$CMP" "$FIX/clean/suite" "$FIX/short/suite"
 is "zc-compare icount: two repeats a side is too few (125)" 125 \
 	"^result: cannot decide: .*too few runs"
 run "$CMP" "$FIX/clean/suite" "$FIX/clean2/suite"
+# these boots predate the quiet guest: vs_send -0.36 % with repeats that
+# do not separate, "noisy" at sendzc_notif's 0.25 % (exit 0 all the same)
 is "zc-compare icount: two clean boots, no regression (0)" 0 \
-	"^result: no regression \(exit 0\)"
+	"^result: no regression (\(exit 0\)|found; 1 metric\(s\) noisy)"
 grep -q "rule (icount shift=0 clock)" "$T/out" &&
 	grep -q "|change| > 1% (sendzc_notif 0.25%, tap_copy 0.25%)" "$T/out"
 ok_rule=$?
