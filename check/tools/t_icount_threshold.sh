@@ -101,4 +101,14 @@ low=$(awk -v t="$thr" 'BEGIN { printf "%.3f", -t / 2 }')
 scale "$FIX/clean_a" "$T/low" "$low"
 is "sendzc_notif ${low} %: no regression" 0 "^result: no regression" \
 	"$CMP" "$FIX/clean_a" "$T/low"
+# both tools say the table in --help (zc-power's through argparse's %
+# expansion), their lines joined
+joined()
+{
+	"$@" 2>&1 | tr -s ' \n' '  '
+}
+expect "zc-compare --help names the table" grep -q \
+	"sendzc_notif 0.25, tap_copy 0.25, 1 for other tests" <(joined "$CMP" --help)
+expect "zc-power --help names the table" grep -qF \
+	"1% (sendzc_notif 0.25%, tap_copy 0.25%)" <(joined "$TOP/tools/zc-power" --help)
 t_done
