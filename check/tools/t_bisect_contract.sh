@@ -55,11 +55,14 @@ run "$CMP" "$FIX/clean/suite" "$FIX/short/suite"
 is "zc-compare icount: two repeats a side is too few (125)" 125 \
 	"^result: cannot decide: .*too few runs"
 run "$CMP" "$FIX/clean/suite" "$FIX/clean2/suite"
+# these boots predate the quiet guest: vs_send -0.36 % with repeats that
+# do not separate, "noisy" at sendzc_notif's 0.25 % (exit 0 all the same)
 is "zc-compare icount: two clean boots, no regression (0)" 0 \
-	"^result: no regression \(exit 0\)"
-grep -q "rule (icount shift=0 clock)" "$T/out" && grep -q "|change| > 1%" "$T/out"
+	"^result: no regression (\(exit 0\)|found; 1 metric\(s\) noisy)"
+grep -q "rule (icount shift=0 clock)" "$T/out" &&
+	grep -q "|change| > 1% (sendzc_notif 0.25%, tap_copy 0.25%)" "$T/out"
 ok_rule=$?
-expect "zc-compare icount: the 1 % threshold and the clock named in the rule" [ $ok_rule = 0 ]
+expect "zc-compare icount: the thresholds (1 %, sendzc_notif and tap_copy 0.25 %) and the clock named in the rule" [ $ok_rule = 0 ]
 run "$CMP" "$FIX/clean/suite" "$FIX/slow/suite"
 is "zc-compare icount: zc.inject_slow=10 is a regression (1)" 1 \
 	"REGRESSED +sendzc_notif\.udp4\.rate\.send_zc_depth8\.throughput"

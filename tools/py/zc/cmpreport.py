@@ -44,20 +44,27 @@ def describe(side, m):
 	return "%-4s %s" % (side, ", ".join(bits))
 
 
+def threshold_text(rep):
+	"""The rule's threshold, with the tests judged at their own."""
+	own = rep.get("test_thresholds") or {}
+	return "%g%%%s" % (rep["threshold"], " (%s)" % ", ".join(
+		"%s %g%%" % kv for kv in sorted(own.items())) if own else "")
+
+
 def rule_text(rep):
 	if rep.get("clock", "wall").startswith("icount") and \
 	   rep["min_runs"] <= 1:
 		return "rule (%s clock): each repeat a value when a side has " \
 			"one run, else one value per run; real change = %s " \
-			"p < %g and |change| > %g%%" % (
+			"p < %g and |change| > %s" % (
 				rep["clock"], "t-test" if rep["test"] == "t"
 				else "Mann-Whitney", rep["alpha"],
-				rep["threshold"])
+				threshold_text(rep))
 	return "rule: one value per run (median of its repeats%s); real " \
-		"change = %s p < %g and |change| > %g%%; >= %d run(s) a side" % (
+		"change = %s p < %g and |change| > %s; >= %d run(s) a side" % (
 			", speed-normalised" if rep["normalise"] == "speed"
 			else "", "t-test" if rep["test"] == "t" else
-			"Mann-Whitney", rep["alpha"], rep["threshold"],
+			"Mann-Whitney", rep["alpha"], threshold_text(rep),
 			rep["min_runs"])
 
 

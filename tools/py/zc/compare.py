@@ -15,8 +15,8 @@ from zc import results as zr
 from zc.cmprun import (align_single_logs, clock_mismatch, is_icount, load,
 	rename_old_names, select)
 from zc.cmpjudge import (ALPHA, EXIT_OK, EXIT_UNDECIDED, EXIT_USAGE,
-	ICOUNT_MIN_RUNS, ICOUNT_THRESHOLD, MIN_RUNS, NORMALISE, TEST,
-	THRESHOLD, compare)
+	ICOUNT_MIN_RUNS, ICOUNT_THRESHOLD, ICOUNT_THRESHOLDS, MIN_RUNS,
+	NORMALISE, TEST, THRESHOLD, compare)
 from zc.cmpreport import html_report, json_report, text_report
 
 
@@ -70,10 +70,13 @@ def parse_args(argv):
 		       "not (run_tests.sh and vmtest --baseline ask this "
 		       "before they run anything)")
 	p.add_argument("--threshold", type=pct, metavar="PCT",
-		       help="smallest real change in percent (default %g; "
-		       "%g when both sides ran under qemu's instruction "
-		       "counting, vmtest --icount)" % (THRESHOLD,
-							ICOUNT_THRESHOLD))
+		       help="smallest real change in percent, every test "
+		       "alike (default %g; when both sides ran under qemu's "
+		       "instruction counting, vmtest --icount: %s, %g for "
+		       "other tests)" % (THRESHOLD, ", ".join(
+			       "%s %g" % kv for kv in sorted(
+				       ICOUNT_THRESHOLDS.items())) or "-",
+			       ICOUNT_THRESHOLD))
 	p.add_argument("--alpha", type=prob, default=ALPHA, metavar="P",
 		       help="per-metric significance of the test over runs "
 		       "(default %g)" % ALPHA)
@@ -182,6 +185,7 @@ def main(argv):
 	icount = is_icount(base) and is_icount(new)
 	if args.threshold is None:
 		args.threshold = ICOUNT_THRESHOLD if icount else THRESHOLD
+		args.test_thresholds = dict(ICOUNT_THRESHOLDS) if icount else {}
 	if args.min_runs is None:
 		args.min_runs = ICOUNT_MIN_RUNS if icount else MIN_RUNS
 	align_single_logs(base, new)
