@@ -403,10 +403,21 @@ int zc_xsk_run_start(struct zc_xsk_run *r, enum zc_xsk_path path, bool native,
 	return err;
 }
 
+/*
+ * A receiving step while its generator no longer sends would measure an
+ * idle path: the meter drops the window when it says so.
+ */
+static bool gen_gone(const struct zc_xsk_run *r)
+{
+	return zc_xsk_gen_ended(&r->g);
+}
+
 static int step_rxdrop(void *arg, uint64_t *bytes, uint64_t *pkts)
 {
 	struct zc_xsk_run *r = arg;
 
+	if (gen_gone(r))
+		return -ZC_XSK_EGENEND;
 	*pkts += rx_drop_batch(r, bytes);
 	return r->err;
 }
@@ -415,6 +426,8 @@ static int step_l2fwd(void *arg, uint64_t *bytes, uint64_t *pkts)
 {
 	struct zc_xsk_run *r = arg;
 
+	if (gen_gone(r))
+		return -ZC_XSK_EGENEND;
 	*pkts += l2fwd_batch(r, bytes);
 	return r->err;
 }
@@ -435,6 +448,8 @@ static int step_xdpdrop(void *arg, uint64_t *bytes, uint64_t *pkts)
 	struct zc_xsk_run *r = arg;
 	uint64_t v;
 
+	if (gen_gone(r))
+		return -ZC_XSK_EGENEND;
 	usleep(1000);
 	v = zc_xsk_cnt_get(&r->a, ZC_XSK_C_COUNT);
 	*pkts += v - r->rx;
