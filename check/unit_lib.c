@@ -1161,6 +1161,38 @@ static void test_skip_class(void)
 	check(rc == KSFT_PASS, "class.exit_code", out);
 }
 
+static int count_step(void *arg, uint64_t *bytes, uint64_t *pkts)
+{
+	(*pkts)++;
+	return 0;
+}
+
+/*
+ * The meter's worst case of windows, which a rate's frame generator
+ * must outlast, and the checks' switch that reaches it on any machine.
+ */
+static void test_meter_span(void)
+{
+	struct zc_meter_cfg cfg = { .duration = 0.4, .warmup = 0.1, .repeat = 3 };
+	struct zc_meter_cfg quick = { .duration = 0.005, .repeat = 3 };
+	struct zc_rate rate;
+	char d[64];
+
+	snprintf(d, sizeof(d), "%g", zc_meter_span_max(&cfg));
+	check(fabs(zc_meter_span_max(&cfg) - (0.1 + 2 * 2 * 3 * 0.4)) < 1e-9,
+	      "meter.span_counts_remeasures", d);
+	cfg.repeat = 0;
+	cfg.warmup = -1;
+	snprintf(d, sizeof(d), "%g", zc_meter_span_max(&cfg));
+	check(fabs(zc_meter_span_max(&cfg) - 2 * 2 * 0.4) < 1e-9,
+	      "meter.span_clamps_repeat_and_warmup", d);
+	setenv("ZC_METER_REMEASURE", "1", 1);
+	check(!zc_measure(&quick, count_step, NULL, &rate) &&
+	      rate.mpps.n == 3 && rate.mpps.discarded == 3 && rate.mpps.screened,
+	      "meter.remeasure_switch_measures_all_again", NULL);
+	unsetenv("ZC_METER_REMEASURE");
+}
+
 int main(void)
 {
 	printf("TAP version 13\n");
@@ -1185,6 +1217,7 @@ int main(void)
 	test_facts();
 	test_pre_xfail();
 	test_skip_class();
+	test_meter_span();
 	printf("1..%d\n", num);
 	return failed ? 1 : 0;
 }

@@ -903,6 +903,37 @@ static int data_bind(struct zc_xsk_run *r, const struct row *row)
 	return run_bound(r);
 }
 
+/*
+ * The generator outlasts every window the meter may take.
+ * ZC_INJECT_XSK_GEN_SHORT=1 gives it only the warm-up and the repeats,
+ * so a re-measure outlives it (the check of gen_ended()).
+ */
+static double gen_budget(const struct zc_meter_cfg *mc)
+{
+	const char *s = getenv("ZC_INJECT_XSK_GEN_SHORT");
+
+	if (s && !strcmp(s, "1"))
+		return mc->warmup + mc->repeat * mc->duration;
+	return zc_meter_span_max(mc) + 2 * ZC_XSK_SETTLE_S;
+}
+
+/*
+ * The generator stopped at its own bound while the meter still measured
+ * (a budget or a frame count shorter than the meter's windows): the
+ * window without frames was dropped, and the case is the harness's.
+ */
+static void gen_ended(const struct zc_case *c, struct zc_xsk_run *r,
+		      double secs)
+{
+	struct zc_why why = { "" };
+
+	zc_why_set(&why, "generator ended at its bound (%llu frames in %.1f s) before the meter's last window: no sample without frames, not the kernel's",
+		   (unsigned long long)(r->g.sent + r->g.dropped), secs);
+	ktap_seen(c->name, KTAP_FACT_HARNESS, &why);
+	zc_xsk_wit_pause(false);
+	run_close(r);
+}
+
 static void case_data(const struct zc_case *c, const struct row *row,
 			struct xsk_ctx *ctx)
 {
@@ -910,7 +941,7 @@ static void case_data(const struct zc_case *c, const struct row *row,
 	struct zc_meter_cfg mc = {
 		.duration = o->duration, .warmup = o->warmup, .repeat = o->repeat,
 	};
-	double secs = o->warmup + o->repeat * o->duration + 2 * ZC_XSK_SETTLE_S, t0;
+	double secs = gen_budget(&mc), t0;
 	const struct zc_xsk_run_cfg cfg = {
 		.at = row->at, .need_peer = true, .verify = o->verify,
 		.drop_only = row->path == ZC_XSK_XDPDROP,
@@ -933,6 +964,12 @@ static void case_data(const struct zc_case *c, const struct row *row,
 	witness_sample(&r, row->path);
 	err = zc_measure(&mc, zc_xsk_run_step(row->path), &r, &rate);
 	zc_xsk_run_drain(&r, row->path);
+	if (err == -ZC_XSK_EGENEND && !r.g.err) {
+		gen_ended(c, &r, zc_now() - t0);
+		return;
+	}
+	if (err == -ZC_XSK_EGENEND)
+		err = r.g.err;
 	if (err && !r.err)
 		r.err = err;
 	zc_xsk_run_seen(&r, &seen);

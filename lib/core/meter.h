@@ -42,6 +42,15 @@ int zc_measure(const struct zc_meter_cfg *cfg, zc_step_fn step, void *arg,
 	       struct zc_rate *out);
 
 /*
+ * The longest the measured windows of one zc_measure() can add up to:
+ * the warm-up, every repeat measured again once by screening, and each
+ * window run twice after a pause. Whatever feeds the rate from outside
+ * (a frame generator) must last this long plus its own margin, or the
+ * last windows measure nothing of the kernel's.
+ */
+double zc_meter_span_max(const struct zc_meter_cfg *cfg);
+
+/*
  * One arm of a paired measurement. begin/end (optional) run untimed
  * around each of its repeats and its warm-up, e.g. to open and close a
  * packet tap that must not be there for the other arm, or to drain the

@@ -209,6 +209,7 @@ static void *runner(void *arg)
 			per_run = clamp_frames(n * (RUN_SECONDS / dt));
 	}
 	g->t1 = zc_now();
+	__atomic_store_n(&g->ended, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -223,6 +224,7 @@ int zc_xdpgen_start(struct zc_xdpgen *g, double seconds, uint64_t max)
 	g->deadline = zc_now() + seconds;
 	g->max = max;
 	g->stop = 0;
+	g->ended = 0;
 	g->t0 = g->t1 = 0;
 	ret = pthread_create(&g->thr, NULL, runner, g);
 	if (ret)

@@ -35,6 +35,7 @@ struct zc_xdpgen {
 	double t0, t1;		/* runner thread's first and last run */
 	int err;		/* first error of the runner, -errno */
 	int stop;
+	int ended;		/* the runner stopped by itself (bound, error) */
 	pthread_t thr;
 	bool running;
 };

@@ -122,6 +122,7 @@ static void *gen_thread(void *arg)
 		}
 	}
 	g->t1 = zc_now();
+	__atomic_store_n(&g->ended, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -197,10 +198,18 @@ int zc_xsk_gen_start(struct zc_xsk_gen *g, double seconds, uint64_t max)
 	}
 	g->deadline = zc_now() + seconds;
 	g->max = max;
+	g->ended = 0;
 	if (pthread_create(&g->thr, NULL, gen_thread, g))
 		return -EAGAIN;
 	g->running = true;
 	return 0;
+}
+
+bool zc_xsk_gen_ended(const struct zc_xsk_gen *g)
+{
+	const int *ended = g->live ? &g->live->ended : &g->ended;
+
+	return g->running && __atomic_load_n(ended, __ATOMIC_ACQUIRE);
 }
 
 /* Frames the device passed on (sent) and refused (dropped), once stopped. */

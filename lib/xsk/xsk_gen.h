@@ -44,6 +44,7 @@ struct zc_xsk_gen {
 	double deadline, t0, t1;	/* t0/t1: the sending thread's run */
 	int err;
 	int stop;
+	int ended;		/* the sending thread returned */
 	pthread_t thr;
 	bool running;
 };
@@ -65,6 +66,15 @@ int zc_xsk_gen_open_rate(struct zc_xsk_gen *g, const struct zc_topo *t,
 uint64_t zc_xsk_gen_burst(struct zc_xsk_gen *g, uint64_t n, double timeout);
 /* Run in the background for at most seconds / max frames. */
 int zc_xsk_gen_start(struct zc_xsk_gen *g, double seconds, uint64_t max);
+/*
+ * A step's answer when the generator ended by itself (its time or count
+ * bound, or an error) while a rate still measured: that window holds no
+ * frames of the kernel's path, so it must not become a sample (not an
+ * errno).
+ */
+#define ZC_XSK_EGENEND	0x5a47
+/* The running generator's thread has returned (bound, error or stop). */
+bool zc_xsk_gen_ended(const struct zc_xsk_gen *g);
 /* Stop; sent and dropped (refused by the device) are final after this. */
 void zc_xsk_gen_stop(struct zc_xsk_gen *g);
 void zc_xsk_gen_close(struct zc_xsk_gen *g);
