@@ -48,13 +48,14 @@ THRESHOLD = 5.0
 ICOUNT_THRESHOLD = 1.0
 
 # Per test, where clean rebuilds were measured (doc/noise.md, "Below 1 %
-# under icount"): 18 layout variants of Debian's 6.12.118 tree (text and
+# under icount"): 31 layout variants of Debian's 6.12.118 tree (text and
 # data of everything after init/ moved), one boot each, 2026-12-05: no
-# pair of the 153 reached 0.13 % on a metric the t-test separated, every
-# such metric's SD over the variants <= 0.038 %. 0.25 %: twice the
+# pair of the 465 reached 0.13 % on a metric the t-test separated, every
+# such metric's SD over the variants <= 0.038 % (uring_send's aside: its
+# spread is inside a run, separated only below 0.03 %). 0.25 %: twice the
 # largest separated |change| and above 5.2 SD (<= 1 % false alarms a
 # step over 40 metrics if the spread is normal); a planted store per
-# page (-0.3 to -0.4 %) regressed against all 18.
+# page (-0.3 to -0.4 %) regressed against all 31.
 ICOUNT_THRESHOLDS = {"sendzc_notif": 0.25, "tap_copy": 0.25}
 
 ICOUNT_MIN_RUNS = 1
