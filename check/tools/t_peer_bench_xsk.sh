@@ -16,7 +16,7 @@ BENCH=$TOP/tools/zc-peer-bench
 
 # --icount runs both sides on a guest's one vCPU: no CPU to choose.
 for a in "--test xsk_bind --icount --cpu 1" "--test xsk_bind --icount --cpu-rx 1" \
-	 "--test xsk_bind --icount --boots 0" "--test sockmap_splice --icount" \
+	 "--test xsk_bind --icount --boots 0" \
 	 "--test xsk_bind -m send_zc" "--test xsk_bind -s 59" "--test xsk_bind -s 1515"; do
 	# shellcheck disable=SC2086
 	out=$("$BENCH" $a 2>&1)
