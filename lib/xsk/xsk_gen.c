@@ -95,6 +95,19 @@ uint64_t zc_xsk_gen_burst(struct zc_xsk_gen *g, uint64_t n, double timeout)
 	return done;
 }
 
+/*
+ * Frames sent and not yet in the receiver's rx ring. The ring's producer
+ * index also counts frames the generator did not send (side b's own
+ * neighbour discovery): never below zero.
+ */
+static int32_t in_flight(const struct zc_xsk_gen *g)
+{
+	uint32_t landed = __atomic_load_n(g->acked, __ATOMIC_ACQUIRE) - g->acked_base;
+	int32_t d = (int32_t)((uint32_t)g->sent - landed);
+
+	return d > 0 ? d : 0;
+}
+
 static void *gen_thread(void *arg)
 {
 	struct zc_xsk_gen *g = arg;
@@ -103,12 +116,13 @@ static void *gen_thread(void *arg)
 
 	zc_pin_cpu(g->cpu);
 	g->t0 = zc_now();
+	if (g->acked)
+		g->acked_base = __atomic_load_n(g->acked, __ATOMIC_ACQUIRE);
 	for (i = 0; g->sent + g->dropped < g->max; i++) {
 		if (!(i & 63) && (__atomic_load_n(&g->stop, __ATOMIC_RELAXED) ||
 				  zc_now() >= g->deadline))
 			break;
-		if (g->acked && g->sent - __atomic_load_n(g->acked, __ATOMIC_RELAXED) >=
-		    ZC_XSK_PAIR_WINDOW) {
+		if (g->acked && in_flight(g) >= ZC_XSK_PAIR_WINDOW) {
 			g->waits++;
 			sched_yield();
 			continue;
@@ -163,7 +177,7 @@ static int gen_open_live(struct zc_xsk_gen *g, const struct zc_topo *t, uint32_t
 
 int zc_xsk_gen_open_rate(struct zc_xsk_gen *g, const struct zc_topo *t,
 			 uint32_t len, bool payload, int cpu, bool native,
-			 const uint64_t *acked)
+			 const uint32_t *acked)
 {
 	struct zc_why why = { "" };
 	int err;
