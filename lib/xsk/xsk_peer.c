@@ -95,7 +95,7 @@ static int feed(struct zc_xsk_run *r, const struct zc_xsk_peer_cfg *cfg,
 	int err;
 
 	err = zc_xsk_gen_open_rate(&r->g, &d->topo, d->frame_len, false, d->cpu_tx,
-				   cfg->at == ZC_XSK_AT_NATIVE, ring->prod);
+				   cfg->at == ZC_XSK_AT_NATIVE, ring->prod, ring->fd);
 	if (!err)
 		err = zc_xsk_gen_start(&r->g, cfg->bound + MARGIN_S, UINT64_MAX);
 	if (err)
@@ -298,24 +298,29 @@ static int reap(int pid, double end, int *status)
 static void report(const struct zc_xsk_run *r, bool fed, double secs)
 {
 	if (fed)
-		printf("# peer: generator %s sent %llu frames (%llu more refused by veth) in %.2f s\n",
+		printf("# peer: generator %s sent %llu frames (%llu more refused by veth) in %.2f s, held back by the window %llu times\n",
 		       zc_xsk_gen_desc(&r->g), (unsigned long long)r->g.sent,
-		       (unsigned long long)r->g.dropped, r->g.t1 - r->g.t0);
+		       (unsigned long long)r->g.dropped, r->g.t1 - r->g.t0,
+		       (unsigned long long)r->g.waits);
 	printf("# peer: %s's counter counted %llu frames in %.2f s\n",
 	       r->d->topo.b.ifname,
 	       (unsigned long long)zc_xsk_cnt_get(&r->b, ZC_XSK_C_COUNT), secs);
 }
 
-/* XDP attached; on a real pair the program's rx ring found; fed. */
+/*
+ * XDP attached; on a real pair the program's rx ring found; fed: 1.
+ * 0: the command exited first, reaped, *status set. -1 with why.
+ */
 static int start_feed(struct zc_xsk_run *r, const struct zc_xsk_peer_cfg *cfg,
-		      int pid, struct peer_ring *ring, struct zc_why *why)
+		      int pid, int *status, struct peer_ring *ring,
+		      struct zc_why *why)
 {
 	const struct zc_xsk_dut *d = r->d;
-	int status = 0, on;
+	int on;
 
-	on = wait_attach(d, pid, &status);
+	on = wait_attach(d, pid, status);
 	if (on == 0)
-		return 0;	/* it exited first: its status says why */
+		return 0;	/* it exited first (reaped): its status says why */
 	if (on == -ETIMEDOUT)
 		return zc_why_set(why, "no XDP program on %s within %.0f s of the command's start",
 				  d->ifname, ATTACH_WAIT_S);
@@ -355,12 +360,12 @@ int zc_xsk_peer_exec(struct zc_xsk_dut *d, const struct zc_xsk_peer_cfg *cfg,
 		child(d, cfg);
 	setpgid(pid, pid);
 	if (rx)
-		fed = start_feed(&r, cfg, pid, &ring, why);
+		fed = start_feed(&r, cfg, pid, &status, &ring, why);
 	/* Something of ours failed: the command's run is no measurement. */
 	err = fed < 0 ? -1 : 0;
 	if (err)
 		kill(-pid, SIGTERM);
-	if (reap(pid, t0 + cfg->bound + MARGIN_S, &status) && !err)
+	if ((!rx || fed) && reap(pid, t0 + cfg->bound + MARGIN_S, &status) && !err)
 		err = zc_why_set(why, "harness: the command ran past its bound (%.0f s: the case's time and %.0f s): SIGTERM%s, not the kernel's",
 				 cfg->bound + MARGIN_S, MARGIN_S,
 				 WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL ?

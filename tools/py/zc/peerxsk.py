@@ -242,6 +242,13 @@ def xdp_nic(args):
 	return "virtio_net" if any(is_zc(m) for m in args.mode) else "none"
 
 
+def zc_like(args):
+	"""What the zero-copy modes match beyond the copy modes' list."""
+	if not any(is_zc(m) for m in args.mode):
+		return []
+	return ["zero-copy modes: zero-copy bind (-z, not -c) in native mode over the guest's virtio-net pair (iommu_platform=on) for both, each through run_tests.sh --pair; the pair's AF_PACKET generator held to 128 frames beyond each program's own rx ring producer index (xdpsock's read through a duplicate of its socket); not matched: the suite's transmit is held to 128 frames beyond side b's count (pair_room), xdpsock's is not (side b must count 99 % of its completions)"]
+
+
 def like_for_like(args):
 	kv = next(iter(args.settings.values()), {})
 	return ["like for like (the suite's config lines checked): xsk_bind's veth pair and generator for both (xsk_bind --peer-exec), copy bind (-c) with need_wakeup, queue 0, %d B frames (-s %d: xdpsock leaves out the FCS it counts), %d B UMEM chunks (-f), batch %d (-b), XDP mode skb (-S) or native (-N), generator on CPU %d, receiver on CPU %d (xdpsock inherits xsk_bind's pinning), %d s a side (the suite after its warm-up, xdpsock's whole seconds after its first)" %
@@ -251,6 +258,7 @@ def like_for_like(args):
 		"not matched: rings (the suite's umem=%s rx_tx_ring=%s fill_comp_ring=%s; xdpsock's UMEM 4096 frames, rx, tx and completion rings 2048, fill ring 4096); idle (the suite %s; xdpsock spins without -p); per frame the suite reads each received frame's sequence number (order check) and stamps one into each frame it sends, xdpsock never touches a received frame (rx-drop) and sends its prebuilt frames unchanged (tx-only); l2fwd: both swap MACs" %
 		(kv.get("umem", "?"), kv.get("rx_tx_ring", "?"),
 		 kv.get("fill_comp_ring", "?"), kv.get("rx_idle", "?"))] + \
+		zc_like(args) + \
 		["generator Mpps beside the suite / beside xdpsock, %s: median %.4f / %.4f (where the generator is the bound, a side's rate follows its own)" %
 		 (mode, statistics.median(s), statistics.median(p))
 		 for mode, (s, p) in args.gen.items() if s and p]
