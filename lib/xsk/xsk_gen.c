@@ -106,21 +106,21 @@ static uint64_t rx_drops(const struct zc_xsk_gen *g)
 }
 
 /*
- * Frames sent and not yet in the receiver's rx ring nor dropped there.
- * The ring's producer index also counts frames the generator did not
- * send (side b's own neighbour discovery): never below zero. A frame
- * the socket dropped never reaches the ring: without the drops a full
- * ring would hold the window shut for good. They are read (a syscall)
- * only when the window looks shut.
+ * Frames sent and not yet taken from the receiver's rx ring nor dropped
+ * there. The ring also carries frames the generator did not send (side
+ * b's own neighbour discovery): never below zero. A frame the socket
+ * dropped never reaches the ring: without the drops a full ring would
+ * hold the window shut for good. They are read (a syscall) only when
+ * the window looks shut.
  */
 static int32_t in_flight(struct zc_xsk_gen *g)
 {
-	uint32_t prod = __atomic_load_n(g->acked, __ATOMIC_ACQUIRE) - g->acked_base;
-	int32_t d = (int32_t)((uint32_t)g->sent - prod - (uint32_t)g->drops);
+	uint32_t took = __atomic_load_n(g->acked, __ATOMIC_ACQUIRE) - g->acked_base;
+	int32_t d = (int32_t)((uint32_t)g->sent - took - (uint32_t)g->drops);
 
 	if (d >= ZC_XSK_PAIR_WINDOW) {
 		g->drops = rx_drops(g) - g->drops_base;
-		d = (int32_t)((uint32_t)g->sent - prod - (uint32_t)g->drops);
+		d = (int32_t)((uint32_t)g->sent - took - (uint32_t)g->drops);
 	}
 	return d > 0 ? d : 0;
 }

@@ -40,8 +40,9 @@ struct zc_xsk_gen {
 	uint8_t dst[6], src[6];
 	uint64_t seq, sent, dropped, max;
 	/*
-	 * Real pair: the receiving socket's rx ring producer index (frames
-	 * the kernel put in the ring, whichever program owns it) and the
+	 * Real pair: the receiving socket's rx ring consumer index (frames
+	 * the program took out of the ring, whichever program it is: a
+	 * program refills its fill ring before it releases them) and the
 	 * socket, whose rx drops (ring full, no fill buffer) land too:
 	 * their values when the generator started, the drops when last
 	 * read (only while the window holds the generator back).
@@ -67,8 +68,8 @@ int zc_xsk_gen_open(struct zc_xsk_gen *g, const struct zc_topo *t, uint32_t len,
 /*
  * The generator for a rate into a: live frames where a runs native XDP,
  * else AF_PACKET (printing why live frames cannot run); on a real pair
- * AF_PACKET held to the window over *acked, an AF_XDP rx ring's producer
- * index (mapped from the socket: the suite's own or a peer program's),
+ * AF_PACKET held to the window over *acked, an AF_XDP rx ring's consumer
+ * index (the suite's own, or mapped from a peer program's socket),
  * plus what acked_fd, that socket, dropped at its rx ring.
  */
 int zc_xsk_gen_open_rate(struct zc_xsk_gen *g, const struct zc_topo *t,

@@ -15,6 +15,7 @@
 #include "core/util.h"
 #include "net/netdev_nl.h"
 #include "net/netns.h"
+#include "net/rtnl.h"
 #include "xsk/xsk_peer.h"
 
 #define ATTACH_WAIT_S	10.0	/* the program's XDP attach, from its start */
@@ -23,13 +24,13 @@
 #define TERM_GRACE_S	2.0	/* from SIGTERM to SIGKILL */
 #define SOCK_WAIT_S	5.0	/* its AF_XDP socket, once XDP is attached */
 
-/* The peer program's rx ring, mapped read-only: its producer index. */
+/* The peer program's rx ring, mapped read-only: its consumer index. */
 struct peer_ring {
 	int fd;			/* our duplicate of its socket */
 	int pid, pfd;		/* its owner and fd number there */
 	void *map;
 	size_t len;
-	const uint32_t *prod;
+	const uint32_t *cons;
 };
 
 struct xdp_query {
@@ -95,7 +96,7 @@ static int feed(struct zc_xsk_run *r, const struct zc_xsk_peer_cfg *cfg,
 	int err;
 
 	err = zc_xsk_gen_open_rate(&r->g, &d->topo, d->frame_len, false, d->cpu_tx,
-				   cfg->at == ZC_XSK_AT_NATIVE, ring->prod, ring->fd);
+				   cfg->at == ZC_XSK_AT_NATIVE, ring->cons, ring->fd);
 	if (!err)
 		err = zc_xsk_gen_start(&r->g, cfg->bound + MARGIN_S, UINT64_MAX);
 	if (err)
@@ -207,8 +208,8 @@ static int find_xdp_socket(int root, struct peer_ring *ring)
 	return ring->fd >= 0 ? 0 : -ENOENT;
 }
 
-/* Map the rx ring's first page, where the producer index lives. */
-static int map_producer(struct peer_ring *ring)
+/* Map the rx ring's first page, where its indexes live. */
+static int map_indexes(struct peer_ring *ring)
 {
 	struct xdp_mmap_offsets off;
 	socklen_t len = sizeof(off);
@@ -216,7 +217,7 @@ static int map_producer(struct peer_ring *ring)
 
 	if (getsockopt(ring->fd, SOL_XDP, XDP_MMAP_OFFSETS, &off, &len))
 		return -errno;
-	if (off.rx.producer + sizeof(uint32_t) > (uint64_t)page)
+	if (off.rx.consumer + sizeof(uint32_t) > (uint64_t)page)
 		return -ERANGE;
 	ring->map = mmap(NULL, page, PROT_READ, MAP_SHARED, ring->fd,
 			 XDP_PGOFF_RX_RING);
@@ -225,16 +226,17 @@ static int map_producer(struct peer_ring *ring)
 		return -errno;
 	}
 	ring->len = page;
-	ring->prod = (const uint32_t *)((const char *)ring->map + off.rx.producer);
+	ring->cons = (const uint32_t *)((const char *)ring->map + off.rx.consumer);
 	return 0;
 }
 
 /*
- * A real pair's generator is held to a window over what reached the
- * receiver's rx ring (lib/xsk/xsk_gen.h); the suite's rate cases read
- * their own ring's producer index, so the program's is read the same
- * way: its AF_XDP socket duplicated from its process (pidfd_getfd, 5.6)
- * and its rx ring's producer mapped, nothing added to its data path.
+ * A real pair's generator is held to a window over the frames the
+ * receiver took out of its rx ring (lib/xsk/xsk_gen.h); the suite's rate
+ * cases read their own ring's consumer index, so the program's is read
+ * the same way: its AF_XDP socket duplicated from its process
+ * (pidfd_getfd, 5.6) and its rx ring's first page mapped read-only,
+ * nothing added to its data path.
  */
 static int peer_ring_open(struct peer_ring *ring, int root, struct zc_why *why)
 {
@@ -247,7 +249,7 @@ static int peer_ring_open(struct peer_ring *ring, int root, struct zc_why *why)
 	if (err)
 		return zc_why_set(why, "no AF_XDP socket among the command's processes within %.0f s of its XDP attach: %s",
 				  SOCK_WAIT_S, strerror(-err));
-	err = map_producer(ring);
+	err = map_indexes(ring);
 	if (err)
 		return zc_why_set(why, "map the rx ring of pid %d's AF_XDP socket (fd %d): %s",
 				  ring->pid, ring->pfd, strerror(-err));
@@ -295,6 +297,39 @@ static int reap(int pid, double end, int *status)
 	return -ETIME;
 }
 
+struct promisc {
+	int ifindex;
+	bool on;
+};
+
+static int promisc_in_ns(void *arg)
+{
+	const struct promisc *p = arg;
+
+	return zc_link_set_promisc(p->ifindex, p->on);
+}
+
+/*
+ * xdpsock's tx-only frames go to a fixed MAC (samples/bpf's pkt_data),
+ * not side b's: a real NIC's filter would drop them before its driver
+ * (and side b's counter) ever saw them, while the suite's frames are
+ * received there. Side b takes every frame for the command's run, so
+ * both send to a receiver that does the same work.
+ */
+static int side_b_promisc(const struct zc_xsk_dut *d, bool on, struct zc_why *why)
+{
+	struct promisc p = { d->topo.b.ifindex, on };
+	int err = zc_netns_run(d->topo.b.nsfd, promisc_in_ns, &p);
+
+	if (err)
+		return zc_why_set(why, "promiscuous mode %s on %s: %s", on ? "on" : "off",
+				  d->topo.b.ifname, strerror(-err));
+	if (on)
+		printf("# peer: %s promiscuous for the run (the command's frames may not be addressed to it)\n",
+		       d->topo.b.ifname);
+	return 0;
+}
+
 static void report(const struct zc_xsk_run *r, bool fed, double secs)
 {
 	if (fed)
@@ -336,6 +371,7 @@ int zc_xsk_peer_exec(struct zc_xsk_dut *d, const struct zc_xsk_peer_cfg *cfg,
 {
 	struct peer_ring ring = { .fd = -1 };
 	bool rx = cfg->path != ZC_XSK_TXONLY;
+	struct zc_why off = { "" };
 	int status = 0, err, fed = 0;
 	struct zc_xsk_run r;
 	double t0;
@@ -347,6 +383,8 @@ int zc_xsk_peer_exec(struct zc_xsk_dut *d, const struct zc_xsk_peer_cfg *cfg,
 	r.a.link = r.b.link = -1;
 	zc_xsk_gen_init(&r.g);
 	err = side_b_counter(&r, why);
+	if (!err && d->topo.real_pair && !rx)
+		err = side_b_promisc(d, true, why);
 	if (err)
 		goto out;
 	fflush(NULL);
@@ -374,6 +412,8 @@ int zc_xsk_peer_exec(struct zc_xsk_dut *d, const struct zc_xsk_peer_cfg *cfg,
 	report(&r, fed > 0, zc_now() - t0);
 	if (!err)
 		err = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	if (d->topo.real_pair && !rx && side_b_promisc(d, false, &off) && !err)
+		err = zc_why_set(why, "%s", off.msg);
 out:
 	peer_ring_close(&ring);
 	zc_xsk_run_close(&r);
