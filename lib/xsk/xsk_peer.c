@@ -131,11 +131,13 @@ static int parent_of(int pid)
 	f = fopen(path, "re");
 	if (!f)
 		return -1;
-	/* comm may hold anything but its closing parenthesis is the last */
-	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) &&
-	    sscanf(p + 1, " %*c %d", &ppid) != 1)
-		ppid = -1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
 	fclose(f);
+	/* comm may hold anything but its closing parenthesis is the last */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1)
+		return -1;
 	return ppid;
 }
 
