@@ -1002,7 +1002,7 @@ static const struct zc_opt_extra extra_opts[] = {
 	{ "mode", 1, OPT_MODE, "skb|native|all",
 	  "XDP attach modes to run (default all; the others skip)" },
 	{ "peer-exec", 1, OPT_PEER_EXEC, "CMD",
-	  "set up a rate case's veth pair and the peer side's counter, run CMD (sh -c) in the socket's namespace with ZC_PEER_IFACE, ZC_PEER_QUEUE, ZC_PEER_FRAME, ZC_PEER_XDP set, feed it the case's generator once it attached XDP (needs --mode skb or native), print what was sent and counted, exit with CMD's status" },
+	  "set up a rate case's pair (veth, or run_tests.sh --pair's devices) and the peer side's counter, run CMD (sh -c) in the socket's namespace with ZC_PEER_IFACE, ZC_PEER_QUEUE, ZC_PEER_FRAME, ZC_PEER_XDP set, feed it the case's generator once it attached XDP (needs --mode skb or native; on a device pair held to a window over the rx ring of CMD's AF_XDP socket, as the case over its own), print what was sent and counted, exit with CMD's status; CMD still running 20 s past the case's time (--duration, --repeat, --warmup, re-measures) is ended, a harness failure" },
 	{ "peer-path", 1, OPT_PEER_PATH, "rxdrop|txonly|l2fwd",
 	  "--peer-exec: the data path CMD runs (default rxdrop; txonly: no generator)" },
 	{ NULL }
@@ -1083,7 +1083,7 @@ static int check_opts(void *opaque, struct zc_why *why)
 	if (ctx->iface && !if_nametoindex(ctx->iface))
 		return zc_why_set(why, "--iface %s: no such device", ctx->iface);
 	if (ctx->peer_exec && (ctx->iface || ctx->modes == ((1 << AT_SKB) | (1 << AT_NATIVE))))
-		return zc_why_set(why, "--peer-exec wants --mode skb or native and the test's own veth pair (no --iface)");
+		return zc_why_set(why, "--peer-exec wants --mode skb or native and the test's own pair (veth or run_tests.sh --pair; no --iface)");
 	if (!ctx->peer_exec && ctx->peer_path)
 		return zc_why_set(why, "--peer-path goes with --peer-exec");
 	return 0;
@@ -1149,9 +1149,15 @@ static struct zc_test test;
 static int peer_run(void *opaque, struct zc_why *why)
 {
 	struct xsk_ctx *ctx = opaque;
+	const struct zc_meter_cfg mc = {
+		.duration = ctx->o.duration, .warmup = ctx->o.warmup,
+		.repeat = ctx->o.repeat,
+	};
+	/* The command gets the time the case would: its generator's budget. */
 	const struct zc_xsk_peer_cfg cfg = {
 		.cmd = ctx->peer_exec, .path = ctx->peer_path,
 		.at = ctx->modes & (1 << AT_NATIVE) ? AT_NATIVE : AT_SKB,
+		.bound = gen_budget(&mc),
 	};
 
 	/* The generator and side b's counter are XDP programs. */

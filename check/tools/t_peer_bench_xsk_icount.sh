@@ -7,7 +7,9 @@
 # and ratios, each side's instructions per frame and the spread across
 # boots are the ones computed by hand from the recorded figures; exit 0
 # measured, 1 below --min-ratio, 1 and no table when a boot lost a
-# side. No guest is booted here: a real --icount run takes ~5 minutes
+# side. The zero-copy modes likewise from two boots over the guest's
+# virtio-net pair (zc_boot1.out, zc_boot2.out: --zerocopy), and a side
+# bound in copy mode is not like for like. No guest is booted here: a real --icount run takes ~5 minutes
 # (2 boots of the 6 modes), too long for a check. About 5 s.
 
 . "$(dirname "$0")/../lib.sh"
@@ -79,4 +81,38 @@ out=$("$BENCH" --test xsk_bind --from-guest "$CHECK_DIR/fixtures/peer_bench/boot
 rc=$?
 expect "peer_bench_xsk_icount.no_xsk_mode_exit1_one_line # exit $rc" \
 	test "$rc" = 1 -a "$(wc -l <<<"$out")" = 1
+
+# Zero-copy, two boots over the guest's virtio-net pair (--zerocopy).
+# xdpsock: rx-drop (130479 - 33771) / 3.00 = 0.032236 Mpps and
+# (133003 - 33476) / 3.00 = 0.033176; tx-only (412992 - 101184) / 3.03 =
+# 0.102907 and (403264 - 98432) / 3.00 = 0.101611. The suite's pps
+# metrics: 0.0692766, 0.0725748; 0.0556391, 0.0510969.
+Z1=$FIX/zc_boot1.out
+Z2=$FIX/zc_boot2.out
+out=$("$BENCH" --test xsk_bind --from-guest "$Z1" --from-guest "$Z2" 2>&1)
+rc=$?
+expect "peer_bench_xsk_icount.zc_measured_exit0 # exit $rc" test "$rc" = 0
+has_lines "peer_bench_xsk_icount.zc_boot_lines" "$out" \
+	"boot 1 rxdrop_zc_native suite   0.0693  peer   0.0322  ratio 2.1490" \
+	"boot 1 txonly_zc_native suite   0.0556  peer   0.1029  ratio 0.5407" \
+	"boot 2 rxdrop_zc_native suite   0.0726  peer   0.0332  ratio 2.1876" \
+	"boot 2 txonly_zc_native suite   0.0511  peer   0.1016  ratio 0.5029"
+# 1000 / median(0.0692766, 0.0725748) = 14099; 1000 / 0.032706 = 30576.
+has_lines "peer_bench_xsk_icount.zc_table" "$out" \
+	"| rxdrop zero-copy native | samples/bpf xdpsock (5.10) | 2.1490 2.1876 | 2.1683 | 1.778 % | 14099 | 30576 | -16476 |" \
+	"| txonly zero-copy native | samples/bpf xdpsock (5.10) | 0.5407 0.5029 | 0.5218 | 7.245 % | 18738 | 9779 | +8959 |"
+n=$(grep -cE "$ROW" <<<"$out")
+expect "peer_bench_xsk_icount.zc_three_modes # $n rows" test "$n" = 3
+expect "peer_bench_xsk_icount.zc_says_the_pair" \
+	grep -q "^zero-copy modes, in place of .*virtio-net pair" <<<"$out"
+out=$("$BENCH" --test xsk_bind --from-guest "$Z1" --from-guest "$Z2" --min-ratio 0.97 2>&1)
+rc=$?
+expect "peer_bench_xsk_icount.zc_min_ratio_exit1 # exit $rc" test "$rc" = 1 -a \
+	-n "$(grep -x 'median ratio below --min-ratio 0.97: txonly zero-copy native 0.5218' <<<"$out")"
+# A zero-copy mode whose suite side was bound in copy mode: exit 1, named.
+sed 's/ bind=zerocopy+need_wakeup / bind=copy+need_wakeup /' "$Z1" >"$tmp/zcbind.out"
+out=$("$BENCH" --test xsk_bind -m rxdrop_zc_native --from-guest "$tmp/zcbind.out" 2>&1)
+rc=$?
+expect "peer_bench_xsk_icount.zc_copy_bound_exit1 # exit $rc" test "$rc" = 1 -a \
+	-n "$(grep -F 'bind=copy+need_wakeup, not zerocopy+need_wakeup' <<<"$out")"
 t_done

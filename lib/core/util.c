@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "core/clock.h"
@@ -252,4 +253,24 @@ long zc_raise_limits(void)
 	if (getrlimit(RLIMIT_NOFILE, &rl))
 		return -1;
 	return rl.rlim_cur == RLIM_INFINITY ? NOFILE_WANT : (long)rl.rlim_cur;
+}
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open	434
+#endif
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd	438
+#endif
+
+int zc_pidfd_getfd(int pid, int fd)
+{
+	int pidfd, dup, err;
+
+	pidfd = syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0)
+		return -errno;
+	dup = syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+	err = errno;
+	close(pidfd);
+	return dup < 0 ? -err : dup;
 }

@@ -37,4 +37,10 @@ int zc_poll_one(int fd, short events, double timeout);
 #define ZC_NOFILE_MIN	256
 long zc_raise_limits(void);
 
+/*
+ * A duplicate of process pid's file descriptor fd here (pidfd_open and
+ * pidfd_getfd, Linux 5.6; ptrace rights over pid): the new fd, or -errno.
+ */
+int zc_pidfd_getfd(int pid, int fd);
+
 #endif

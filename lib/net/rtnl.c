@@ -112,6 +112,11 @@ int zc_link_set_up(int ifindex, bool up)
 	return link_change(ifindex, up ? IFF_UP : 0, IFF_UP, 0);
 }
 
+int zc_link_set_promisc(int ifindex, bool on)
+{
+	return link_change(ifindex, on ? IFF_PROMISC : 0, IFF_PROMISC, 0);
+}
+
 int zc_link_set_mtu(int ifindex, int mtu)
 {
 	return link_change(ifindex, 0, 0, mtu);

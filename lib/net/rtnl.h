@@ -8,6 +8,8 @@
 
 int zc_link_set_up(int ifindex, bool up);
 int zc_link_set_mtu(int ifindex, int mtu);
+/* Receive frames for any destination MAC (a NIC's filter off). */
+int zc_link_set_promisc(int ifindex, bool on);
 /* Move a device into the namespace nsfd. */
 int zc_link_move(int ifindex, int nsfd);
 /* veth pair: `name` here, `peer` moved into peer_nsfd (-1: stay here). */

@@ -12,7 +12,6 @@
 #include <linux/if_packet.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 
 #include "core/compat.h"
 #include "core/ktap.h"
@@ -23,13 +22,6 @@
 
 #define ZC_TAPS_MAX	256
 #define ZC_TAPS_ALL_MAX	1024
-
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open	434
-#endif
-#ifndef SYS_pidfd_getfd
-#define SYS_pidfd_getfd	438
-#endif
 
 int zc_taps_parse_line(const char *line, struct zc_tap *t)
 {
@@ -111,14 +103,10 @@ static unsigned long link_inode(const char *path)
 /* Duplicate the owner's fd and ask the socket itself. */
 static int read_ignore_outgoing(int pid, int fd)
 {
-	int pidfd, dup, val = 0;
-	socklen_t len = sizeof(val);
+	socklen_t len = sizeof(int);
+	int dup, val = 0;
 
-	pidfd = syscall(SYS_pidfd_open, pid, 0);
-	if (pidfd < 0)
-		return -1;
-	dup = syscall(SYS_pidfd_getfd, pidfd, fd, 0);
-	close(pidfd);
+	dup = zc_pidfd_getfd(pid, fd);
 	if (dup < 0)
 		return -1;
 	if (getsockopt(dup, SOL_PACKET, PACKET_IGNORE_OUTGOING, &val, &len))

@@ -11,14 +11,19 @@
 
 #include "xsk/xsk.h"
 
-int zc_xsk_stats(const struct zc_xsk *x, struct xdp_statistics *st)
+int zc_xsk_fd_stats(int fd, struct xdp_statistics *st)
 {
 	socklen_t optlen = sizeof(*st);
 
 	memset(st, 0, sizeof(*st));
-	if (getsockopt(x->fd, SOL_XDP, XDP_STATISTICS, st, &optlen))
+	if (getsockopt(fd, SOL_XDP, XDP_STATISTICS, st, &optlen))
 		return -errno;
 	return 0;
+}
+
+int zc_xsk_stats(const struct zc_xsk *x, struct xdp_statistics *st)
+{
+	return zc_xsk_fd_stats(x->fd, st);
 }
 
 int zc_xsk_kick_tx(const struct zc_xsk *x)

@@ -61,6 +61,8 @@ struct zc_xsk {
 };
 
 int zc_xsk_stats(const struct zc_xsk *x, struct xdp_statistics *st);
+/* The same for any AF_XDP socket's fd (another program's, duplicated). */
+int zc_xsk_fd_stats(int fd, struct xdp_statistics *st);
 
 /*
  * Wakeups. kick_tx is sendto(MSG_DONTWAIT): 0, or -errno where EAGAIN and

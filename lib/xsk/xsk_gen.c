@@ -95,6 +95,36 @@ uint64_t zc_xsk_gen_burst(struct zc_xsk_gen *g, uint64_t n, double timeout)
 	return done;
 }
 
+/* Frames the receiving socket dropped at its rx ring so far. */
+static uint64_t rx_drops(const struct zc_xsk_gen *g)
+{
+	struct xdp_statistics st;
+
+	if (zc_xsk_fd_stats(g->acked_fd, &st))
+		return 0;
+	return st.rx_dropped + st.rx_ring_full;
+}
+
+/*
+ * Frames sent and not yet taken from the receiver's rx ring nor dropped
+ * there. The ring also carries frames the generator did not send (side
+ * b's own neighbour discovery): never below zero. A frame the socket
+ * dropped never reaches the ring: without the drops a full ring would
+ * hold the window shut for good. They are read (a syscall) only when
+ * the window looks shut.
+ */
+static int32_t in_flight(struct zc_xsk_gen *g)
+{
+	uint32_t took = __atomic_load_n(g->acked, __ATOMIC_ACQUIRE) - g->acked_base;
+	int32_t d = (int32_t)((uint32_t)g->sent - took - (uint32_t)g->drops);
+
+	if (d >= ZC_XSK_PAIR_WINDOW) {
+		g->drops = rx_drops(g) - g->drops_base;
+		d = (int32_t)((uint32_t)g->sent - took - (uint32_t)g->drops);
+	}
+	return d > 0 ? d : 0;
+}
+
 static void *gen_thread(void *arg)
 {
 	struct zc_xsk_gen *g = arg;
@@ -103,12 +133,16 @@ static void *gen_thread(void *arg)
 
 	zc_pin_cpu(g->cpu);
 	g->t0 = zc_now();
+	if (g->acked) {
+		g->acked_base = __atomic_load_n(g->acked, __ATOMIC_ACQUIRE);
+		g->drops_base = rx_drops(g);
+		g->drops = 0;
+	}
 	for (i = 0; g->sent + g->dropped < g->max; i++) {
 		if (!(i & 63) && (__atomic_load_n(&g->stop, __ATOMIC_RELAXED) ||
 				  zc_now() >= g->deadline))
 			break;
-		if (g->acked && g->sent - __atomic_load_n(g->acked, __ATOMIC_RELAXED) >=
-		    ZC_XSK_PAIR_WINDOW) {
+		if (g->acked && in_flight(g) >= ZC_XSK_PAIR_WINDOW) {
 			g->waits++;
 			sched_yield();
 			continue;
@@ -163,7 +197,7 @@ static int gen_open_live(struct zc_xsk_gen *g, const struct zc_topo *t, uint32_t
 
 int zc_xsk_gen_open_rate(struct zc_xsk_gen *g, const struct zc_topo *t,
 			 uint32_t len, bool payload, int cpu, bool native,
-			 const uint64_t *acked)
+			 const uint32_t *acked, int acked_fd)
 {
 	struct zc_why why = { "" };
 	int err;
@@ -175,8 +209,10 @@ int zc_xsk_gen_open_rate(struct zc_xsk_gen *g, const struct zc_topo *t,
 	 */
 	if (t->real_pair) {
 		err = zc_xsk_gen_open(g, t, len, payload, cpu);
-		if (!err)
+		if (!err) {
 			g->acked = acked;
+			g->acked_fd = acked_fd;
+		}
 		return err;
 	}
 	if (native && !gen_open_live(g, t, len, payload, cpu, &why))

@@ -39,7 +39,18 @@ struct zc_xsk_gen {
 	uint8_t frame[ZC_XSK_FRAME_MAX];
 	uint8_t dst[6], src[6];
 	uint64_t seq, sent, dropped, max;
-	const uint64_t *acked;	/* real pair: frames the receiver took */
+	/*
+	 * Real pair: the receiving socket's rx ring consumer index (frames
+	 * the program took out of the ring, whichever program it is: a
+	 * program refills its fill ring before it releases them) and the
+	 * socket, whose rx drops (ring full, no fill buffer) land too:
+	 * their values when the generator started, the drops when last
+	 * read (only while the window holds the generator back).
+	 */
+	const uint32_t *acked;
+	int acked_fd;
+	uint32_t acked_base;
+	uint64_t drops_base, drops;
 	uint64_t waits;		/* sends held back by ZC_XSK_PAIR_WINDOW */
 	double deadline, t0, t1;	/* t0/t1: the sending thread's run */
 	int err;
@@ -57,11 +68,13 @@ int zc_xsk_gen_open(struct zc_xsk_gen *g, const struct zc_topo *t, uint32_t len,
 /*
  * The generator for a rate into a: live frames where a runs native XDP,
  * else AF_PACKET (printing why live frames cannot run); on a real pair
- * AF_PACKET held to the window over *acked.
+ * AF_PACKET held to the window over *acked, an AF_XDP rx ring's consumer
+ * index (the suite's own, or mapped from a peer program's socket),
+ * plus what acked_fd, that socket, dropped at its rx ring.
  */
 int zc_xsk_gen_open_rate(struct zc_xsk_gen *g, const struct zc_topo *t,
 			 uint32_t len, bool payload, int cpu, bool native,
-			 const uint64_t *acked);
+			 const uint32_t *acked, int acked_fd);
 /* Send up to n frames within timeout seconds; returns frames handed over. */
 uint64_t zc_xsk_gen_burst(struct zc_xsk_gen *g, uint64_t n, double timeout);
 /* Run in the background for at most seconds / max frames. */

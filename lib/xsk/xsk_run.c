@@ -398,7 +398,7 @@ int zc_xsk_run_start(struct zc_xsk_run *r, enum zc_xsk_path path, bool native,
 		return 0;
 	}
 	err = zc_xsk_gen_open_rate(&r->g, &d->topo, d->frame_len, r->verify,
-				   d->cpu_tx, native, &r->rx);
+				   d->cpu_tx, native, r->x.rx.consumer, r->x.fd);
 	if (!err && d->topo.real_pair)
 		r->pair_marked = !zc_xsk_pair_counts(&d->topo, r->pair_mark);
 	if (!err)
