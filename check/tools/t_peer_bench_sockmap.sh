@@ -24,7 +24,7 @@ for a in "" "nosuchpeer" "--bogus xdpsock"; do
 	out=$("$PB" $a 2>&1)
 	expect "peer_build.usage '$a'" test "$?" = 128 -a "$(wc -l <<<"$out")" = 1
 done
-out=$("$BENCH" --test sockmap_splice --icount 2>&1)
+out=$("$BENCH" --test sockmap_splice --icount --boots 0 2>&1)
 expect "peer_bench.sockmap_icount_usage" test "$?" = 128 -a "$(wc -l <<<"$out")" = 1
 out=$("$BENCH" --test sockmap_splice -m send_zc 2>&1)
 expect "peer_bench.sockmap_foreign_mode_usage" test "$?" = 128 -a \

@@ -24,7 +24,7 @@ BENCH=$TOP/tools/zc-peer-bench
 
 # --icount runs both sides on a guest's one vCPU: no CPU to choose.
 for a in "--test xsk_bind --icount --cpu 1" "--test xsk_bind --icount --cpu-rx 1" \
-	 "--test xsk_bind --icount --boots 0" "--test sockmap_splice --icount" \
+	 "--test xsk_bind --icount --boots 0" \
 	 "--test xsk_bind -m send_zc" "--test xsk_bind -s 59" "--test xsk_bind -s 1515" \
 	 "--test xsk_bind --zerocopy" "--test xsk_bind -m rxdrop_zc_native" \
 	 "--test sendzc_notif --zerocopy --icount"; do
