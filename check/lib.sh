@@ -230,6 +230,19 @@ signal_trial()
 	fi
 }
 
+# list_cases LABEL BIN COUNT REGEX: BIN --list exits 0 with COUNT case
+# names, each matching REGEX (grep -E, whole line) and none twice.
+list_cases()
+{
+	local label=$1 bin=$2 count=$3 re=$4 out rc bad
+
+	out=$("$bin" --list)
+	rc=$?
+	bad=$(grep -vE "$re" <<<"$out")
+	expect "$label.list" [ "$rc" = 0 -a "$(wc -l <<<"$out")" = "$count" -a -z "$bad" ]
+	expect "$label.list_names_unique" [ -z "$(sort <<<"$out" | uniq -d)" ]
+}
+
 # quick_run LABEL TAPFILE CMD...: run a test binary briefly; ok when it
 # exits 0 with no failing case and its TAP parses. Output in $run.
 quick_run()

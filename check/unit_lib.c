@@ -1169,13 +1169,17 @@ static int count_step(void *arg, uint64_t *bytes, uint64_t *pkts)
 
 /*
  * The meter's worst case of windows, which a rate's frame generator
- * must outlast, and the checks' switch that reaches it on any machine.
+ * must outlast, and the checks' switch that reaches it on any machine,
+ * for single rates and for each arm of a paired one.
  */
 static void test_meter_span(void)
 {
 	struct zc_meter_cfg cfg = { .duration = 0.4, .warmup = 0.1, .repeat = 3 };
 	struct zc_meter_cfg quick = { .duration = 0.005, .repeat = 3 };
-	struct zc_rate rate;
+	const struct zc_arm arms[2] = { { .step = count_step },
+					{ .step = count_step } };
+	struct zc_rate rate, pair[2];
+	struct zc_stats ratio;
 	char d[64];
 
 	snprintf(d, sizeof(d), "%g", zc_meter_span_max(&cfg));
@@ -1190,6 +1194,11 @@ static void test_meter_span(void)
 	check(!zc_measure(&quick, count_step, NULL, &rate) &&
 	      rate.mpps.n == 3 && rate.mpps.discarded == 3 && rate.mpps.screened,
 	      "meter.remeasure_switch_measures_all_again", NULL);
+	check(!zc_measure_pair(&quick, arms, pair, &ratio, true) &&
+	      pair[0].mpps.n == 3 && pair[0].mpps.discarded == 3 &&
+	      pair[1].mpps.discarded == 3 && pair[1].mpps.screened &&
+	      ratio.screened && ratio.discarded == 6,
+	      "meter.remeasure_switch_measures_both_arms_again", NULL);
 	unsetenv("ZC_METER_REMEASURE");
 }
 

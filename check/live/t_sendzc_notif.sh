@@ -16,11 +16,8 @@ CASES="udp4.send_zc.pairing.depth1 tcp4.sendmsg_zc.pairing.depth8
 
 [ -x "$BIN" ] || { skip "sendzc_notif" "not built in $BUILD_DIR"; t_done; }
 
-out=$("$BIN" --list)
-rc=$?
-bad=$(grep -vE '^(udp4|udp6|tcp4|unix)\.(send_zc|sendmsg_zc|send_zc_fixed|rate)\.[a-z0-9_.]+$' <<<"$out")
-expect "sendzc_notif.list" [ "$rc" = 0 -a "$(wc -l <<<"$out")" = 86 -a -z "$bad" ]
-expect "sendzc_notif.list_names_unique" [ -z "$(sort <<<"$out" | uniq -d)" ]
+list_cases sendzc_notif "$BIN" 86 \
+	'^(udp4|udp6|tcp4|unix)\.(send_zc|sendmsg_zc|send_zc_fixed|rate)\.[a-z0-9_.]+$'
 
 [ "$(id -u)" = 0 ] || { skip "sendzc_notif.run" "needs root"; t_done; }
 

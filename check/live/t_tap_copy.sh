@@ -14,11 +14,8 @@ BIN=$BUILD_DIR/tap_copy
 
 [ -x "$BIN" ] || { skip "tap_copy" "not built in $BUILD_DIR"; t_done; }
 
-out=$("$BIN" --list)
-rc=$?
-bad=$(grep -vE '^(taps\.list|rate\.[a-z_]+|(udp4|udp6|tcp4)\.(msg_zerocopy|send_zc)\.[a-z_]+)$' <<<"$out")
-expect "tap_copy.list" [ "$rc" = 0 -a "$(wc -l <<<"$out")" = 33 -a -z "$bad" ]
-expect "tap_copy.list_names_unique" [ -z "$(sort <<<"$out" | uniq -d)" ]
+list_cases tap_copy "$BIN" 33 \
+	'^(taps\.list|rate\.[a-z_]+|(udp4|udp6|tcp4)\.(msg_zerocopy|send_zc)\.[a-z_]+)$'
 
 [ "$(id -u)" = 0 ] || { skip "tap_copy.run" "needs root"; t_done; }
 

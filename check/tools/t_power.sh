@@ -3,7 +3,8 @@
 # tools/zc-power on synthetic pools: a clean pool and one slowed by a
 # known 30 %, each run a TAP log with one metric of three repeats. The
 # report must name both pools, and the slowed pool must be detected far
-# more often than the clean one raises false alarms.
+# more often than the clean one raises false alarms. Then pools of links
+# to vmtest folders: the threshold follows their clock, and says so.
 . "$(dirname "$0")/../lib.sh"
 
 ZC_TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -74,4 +75,52 @@ expect "power.one_run_a_side" grep -q '^k=1 runs a side' <<<"$out4"
 expect "power.bad_k" bash -c '! "$0" -k 0 "$1" >/dev/null 2>&1' "$ZC_TOP/tools/zc-power" "$tmp/tight"
 expect "power.drift_is_noise" grep -q '0 of 1 judged metric(s) can see a 2% slowdown' <<<"$out"
 [ "$rc" = 0 ] || printf '# %s\n' "$out" | head -20
+
+# vmtest -o folders kept elsewhere, pooled as links: to the -o folder,
+# to its kernel folder, to the kernel's results/suite. Each run says its
+# clock on run.tap's provenance line; the kernel folder's console.log
+# must not make it a results folder of its own.
+vmrun()
+{
+	local dir=$1 i=$2 clock=$3 k=$1/6.18.15+deb13-amd64 a
+
+	mkdir -p "$k/results/suite"
+	echo "6.18.15+deb13-amd64" > "$dir/columns"
+	echo '{}' > "$dir/skipped.json"
+	echo '{"label": "6.18.15+deb13-amd64", "problems": []}' > "$k/column.json"
+	echo "boot" > "$k/console.log"
+	a=$((10000 + i % 3 * 10))
+	printf '%s\n' "TAP version 13" "# provenance clock $clock" "1..1" \
+		"# selftests: zc: demo" "ok 1 selftests: zc: demo" > "$k/results/suite/run.tap"
+	cat > "$k/results/suite/demo.log" <<-LOG
+	TAP version 13
+	1..1
+	# metric demo.udp4.rate.throughput $a MB/s n=3 min=$a max=$a cv=0% samples=$a,$a,$a
+	ok 1 udp4.rate
+	# Totals: pass:1 fail:0 xfail:0 xpass:0 skip:0 error:0
+	LOG
+}
+
+icount="icount shift=0 qemu=7.2.22 accel=tcg cpu=max smp=1"
+for i in 1 2 3 4; do
+	vmrun "$tmp/kept/ic$i" "$i" "$icount"
+	vmrun "$tmp/kept/wall$i" "$i" "wall"
+done
+mkdir -p "$tmp/links_o" "$tmp/links_k" "$tmp/links_s" "$tmp/links_mixed"
+for i in 1 2 3 4; do
+	ln -s "$tmp/kept/ic$i" "$tmp/links_o/$i"
+	ln -s "$tmp/kept/ic$i/6.18.15+deb13-amd64" "$tmp/links_k/$i"
+	ln -s "$tmp/kept/ic$i/6.18.15+deb13-amd64/results/suite" "$tmp/links_s/$i"
+done
+ln -s "$tmp/kept/ic1" "$tmp/links_mixed/1"
+ln -s "$tmp/kept/wall2" "$tmp/links_mixed/2"
+for how in o k s; do
+	o=$("$ZC_TOP/tools/zc-power" -k 1 --splits 5 --no-spread "$tmp/links_$how" 2>&1)
+	expect "power.vmtest_links_$how.icount_threshold" \
+		grep -qx "threshold: icount's: every run ran under $icount" <<<"$o"
+	expect "power.vmtest_links_$how.four_runs" grep -q "links_$how 4 runs" <<<"$o"
+done
+o=$("$ZC_TOP/tools/zc-power" -k 1 --splits 5 --no-spread "$tmp/links_mixed" 2>&1)
+expect "power.vmtest_links_mixed.host_threshold_names_the_run" \
+	grep -qx "threshold: the host's: not every run ran under icount ($tmp/links_mixed/2: wall)" <<<"$o"
 t_done

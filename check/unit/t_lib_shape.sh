@@ -3,10 +3,10 @@
 #
 # lib/'s shape (doc/layout.md, "lib/'s rules"): folders in order, a
 # module is X.c + X.h with no include cycle, at most 600 lines, exports
-# only its prefixes, no two files calling each other both ways, what one
-# path needs in its folder, no status (SKIP/XFAIL/XPASS) decided in lib/
-# outside core nor in tests/ (bodies report facts), no names array
-# beside an enum in tests/; then the example test (doc/adding-a-test.md)
+# only its prefixes and each one used outside its module, no two files
+# calling each other both ways, what one path needs in its folder, no
+# status (SKIP/XFAIL/XPASS) decided in lib/ outside core nor in tests/
+# (bodies report facts), no names array beside an enum in tests/; then the example test (doc/adding-a-test.md)
 # built and listing its cases.
 #
 # ZC_SHAPE_LIB, ZC_SHAPE_OBJ, ZC_SHAPE_DOC and ZC_SHAPE_TESTS point the
@@ -28,7 +28,7 @@ PENDING=(
 out=$(python3 "$(dirname "$0")/lib_shape.py" "$LIB" "$OBJ" "$DOC" "$TOP") ||
 	{ not_ok "lib.shape_check_ran" "$out"; t_done; }
 
-for rule in folders include_cycle module size exports calls_both_ways one_path one_test status names; do
+for rule in folders include_cycle module size exports unused calls_both_ways one_path one_test status names; do
 	bad=$(awk -F'\t' -v r="$rule" '$1 == r { print $2 }' <<<"$out")
 	pend=""
 	for p in "${PENDING[@]}"; do

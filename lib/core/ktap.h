@@ -77,8 +77,6 @@ enum ktap_fact {
 void ktap_seen(const char *name, enum ktap_fact fact, const struct zc_why *why);
 void ktap_xfail(const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-void ktap_xpass(const char *name, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 
 /*
  * Failures name where they were found, as the kernel's harness does:

@@ -85,9 +85,10 @@ static bool screening(void)
 }
 
 /*
- * ZC_METER_REMEASURE=1 (checks only): every repeat of zc_measure() is
- * judged disturbed once and measured again, the worst case screening
- * reaches under icount with live frames, on any machine.
+ * ZC_METER_REMEASURE=1 (checks only): every repeat of zc_measure(), and
+ * of each arm of zc_measure_pair(), is judged disturbed once and
+ * measured again, the worst case screening reaches under icount with
+ * live frames, on any machine.
  */
 static bool remeasure_all(void)
 {
@@ -99,6 +100,12 @@ static bool remeasure_all(void)
 		on = v && !strcmp(v, "1");
 	}
 	return on;
+}
+
+/* Whether the figures say how many repeats were discarded. */
+static bool screened(void)
+{
+	return screening() || remeasure_all();
 }
 
 static double foreign_share(const struct sample *s)
@@ -252,69 +259,18 @@ static int next_disturbed(const struct sample *s, int n, double least,
 	return screening() ? most_disturbed(s, n, least) : -1;
 }
 
+static int repeats(const struct zc_meter_cfg *cfg)
+{
+	int n = cfg->repeat;
+
+	return n < 1 ? 1 : n > ZC_MAX_SAMPLES ? ZC_MAX_SAMPLES : n;
+}
+
 double zc_meter_span_max(const struct zc_meter_cfg *cfg)
 {
-	int n = cfg->repeat < 1 ? 1 : cfg->repeat;
+	int n = repeats(cfg);
 
-	if (n > ZC_MAX_SAMPLES)
-		n = ZC_MAX_SAMPLES;
 	return (cfg->warmup > 0 ? cfg->warmup : 0) + 2 * 2 * n * cfg->duration;
-}
-
-/* One speed sample and one repeat, screened. */
-static int measure_one(const struct zc_meter_cfg *cfg, zc_step_fn step,
-		       void *arg, struct sample *s, double *speed)
-{
-	double span, foreign;
-	int ret;
-
-	*speed = calib_screened(&span, &foreign);
-	ret = run_repeat(cfg, cfg->duration, step, arg, s);
-	add_window(s, span, foreign);
-	return ret;
-}
-
-int zc_measure(const struct zc_meter_cfg *cfg, zc_step_fn step, void *arg,
-	       struct zc_rate *out)
-{
-	struct sample s[ZC_MAX_SAMPLES], warm;
-	double speed[ZC_MAX_SAMPLES], least;
-	int n = cfg->repeat, i, ret = 0, discarded = 0;
-
-	memset(out, 0, sizeof(*out));
-	if (n < 1)
-		n = 1;
-	if (n > ZC_MAX_SAMPLES)
-		n = ZC_MAX_SAMPLES;
-	if (cfg->warmup > 0) {
-		ret = run_for(cfg, cfg->warmup, step, arg, &warm);
-		if (ret)
-			goto out;
-	}
-	for (i = 0; i < n; i++) {
-		ret = measure_one(cfg, step, arg, &s[i], &speed[i]);
-		if (ret)
-			goto out;
-	}
-	least = least_share(s, n);
-	while (discarded < n && (i = next_disturbed(s, n, least, discarded)) >= 0) {
-		ret = measure_one(cfg, step, arg, &s[i], &speed[i]);
-		if (ret)
-			goto out;
-		discarded++;
-		if (foreign_share(&s[i]) < least)
-			least = foreign_share(&s[i]);
-	}
-	fill_rate(out, s, n);
-	zc_stats_compute(&out->speed, speed, n);
-	if (screening() || remeasure_all())
-		mark_screened(out, discarded);
-	/* A rate over nothing moved is no measurement: fail it, never report 0. */
-	if (!out->bytes && !out->pkts)
-		ret = -ENODATA;
-out:
-	out->err = ret;
-	return ret;
 }
 
 static int run_arm(const struct zc_meter_cfg *cfg, const struct zc_arm *arm,
@@ -343,16 +299,69 @@ static int measure_arm(const struct zc_meter_cfg *cfg, const struct zc_arm *arm,
 	return ret;
 }
 
+/*
+ * The disturbed repeats of one arm measured again, each alone: what
+ * screening judges disturbed, or every repeat once under
+ * ZC_METER_REMEASURE=1. Counts them in *discarded.
+ */
+static int remeasure(const struct zc_meter_cfg *cfg, const struct zc_arm *arm,
+		     struct sample *s, double *speed, int n, int *discarded)
+{
+	double least = least_share(s, n);
+	int i, ret = 0;
+
+	while (!ret && *discarded < n &&
+	       (i = next_disturbed(s, n, least, *discarded)) >= 0) {
+		ret = measure_arm(cfg, arm, &s[i], &speed[i]);
+		(*discarded)++;
+		if (foreign_share(&s[i]) < least)
+			least = foreign_share(&s[i]);
+	}
+	return ret;
+}
+
+/* An arm's rate from its kept repeats; -ENODATA when nothing moved. */
+static int arm_rate(struct zc_rate *out, const struct sample *s,
+		    const double *speed, int n, int discarded)
+{
+	fill_rate(out, s, n);
+	zc_stats_compute(&out->speed, speed, n);
+	if (screened())
+		mark_screened(out, discarded);
+	/* A rate over nothing moved is no measurement: fail it, never report 0. */
+	return !out->bytes && !out->pkts ? -ENODATA : 0;
+}
+
+int zc_measure(const struct zc_meter_cfg *cfg, zc_step_fn step, void *arg,
+	       struct zc_rate *out)
+{
+	const struct zc_arm arm = { .step = step, .arg = arg };
+	struct sample s[ZC_MAX_SAMPLES], warm;
+	double speed[ZC_MAX_SAMPLES];
+	int n = repeats(cfg), i, ret = 0, discarded = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (cfg->warmup > 0)
+		ret = run_for(cfg, cfg->warmup, step, arg, &warm);
+	for (i = 0; i < n && !ret; i++)
+		ret = measure_arm(cfg, &arm, &s[i], &speed[i]);
+	if (!ret)
+		ret = remeasure(cfg, &arm, s, speed, n, &discarded);
+	if (!ret)
+		ret = arm_rate(out, s, speed, n, discarded);
+	out->err = ret;
+	return ret;
+}
+
 int zc_measure_pair(const struct zc_meter_cfg *cfg, const struct zc_arm arm[2],
 		    struct zc_rate out[2], struct zc_stats *ratio, bool pkts_based)
 {
 	struct sample s[2][ZC_MAX_SAMPLES], warm;
-	double speed[2][ZC_MAX_SAMPLES], r[ZC_MAX_SAMPLES], least;
-	int n = cfg->repeat, i, j, k, ret = 0, discarded[2] = { 0, 0 };
+	double speed[2][ZC_MAX_SAMPLES], r[ZC_MAX_SAMPLES];
+	int n = repeats(cfg), i, j, k, ret = 0, discarded[2] = { 0, 0 };
 
 	memset(out, 0, 2 * sizeof(*out));
 	memset(ratio, 0, sizeof(*ratio));
-	n = n < 1 ? 1 : n > ZC_MAX_SAMPLES ? ZC_MAX_SAMPLES : n;
 	for (j = 0; j < 2 && cfg->warmup > 0 && !ret; j++)
 		ret = run_arm(cfg, &arm[j], cfg->warmup, &warm);
 	for (i = 0; i < n && !ret; i++) {
@@ -362,25 +371,10 @@ int zc_measure_pair(const struct zc_meter_cfg *cfg, const struct zc_arm arm[2],
 			ret = measure_arm(cfg, &arm[j], &s[j][i], &speed[j][i]);
 		}
 	}
-	/* A disturbed repeat of an arm is measured again alone. */
-	for (j = 0; j < 2 && !ret && screening(); j++) {
-		least = least_share(s[j], n);
-		while (!ret && discarded[j] < n &&
-		       (i = most_disturbed(s[j], n, least)) >= 0) {
-			ret = measure_arm(cfg, &arm[j], &s[j][i], &speed[j][i]);
-			discarded[j]++;
-			if (foreign_share(&s[j][i]) < least)
-				least = foreign_share(&s[j][i]);
-		}
-	}
-	for (j = 0; j < 2 && !ret; j++) {
-		fill_rate(&out[j], s[j], n);
-		zc_stats_compute(&out[j].speed, speed[j], n);
-		if (screening())
-			mark_screened(&out[j], discarded[j]);
-		if (!out[j].bytes && !out[j].pkts)
-			ret = -ENODATA;
-	}
+	for (j = 0; j < 2 && !ret; j++)
+		ret = remeasure(cfg, &arm[j], s[j], speed[j], n, &discarded[j]);
+	for (j = 0; j < 2 && !ret; j++)
+		ret = arm_rate(&out[j], s[j], speed[j], n, discarded[j]);
 	if (!ret) {
 		const struct zc_stats *a = pkts_based ? &out[0].mpps : &out[0].mbps;
 		const struct zc_stats *b = pkts_based ? &out[1].mpps : &out[1].mbps;
@@ -388,7 +382,7 @@ int zc_measure_pair(const struct zc_meter_cfg *cfg, const struct zc_arm arm[2],
 		for (i = 0; i < n; i++)
 			r[i] = a->samples[i] > 0 ? b->samples[i] / a->samples[i] : 0;
 		zc_stats_compute(ratio, r, n);
-		if (screening()) {
+		if (screened()) {
 			ratio->screened = true;
 			ratio->discarded = discarded[0] + discarded[1];
 		}

@@ -7,16 +7,22 @@
 
 #include "core/why.h"
 
+static void why_fill(struct zc_why *w, const char *file, int line,
+		     const char *fmt, va_list ap)
+{
+	w->file = file;
+	w->line = line;
+	w->cls = ZC_CLASS_NONE;
+	vsnprintf(w->msg, sizeof(w->msg), fmt, ap);
+}
+
 int zc_why_set_at(struct zc_why *w, const char *file, int line,
 		  const char *fmt, ...)
 {
 	va_list ap;
 
-	w->file = file;
-	w->line = line;
-	w->cls = ZC_CLASS_NONE;
 	va_start(ap, fmt);
-	vsnprintf(w->msg, sizeof(w->msg), fmt, ap);
+	why_fill(w, file, line, fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -28,11 +34,8 @@ int zc_why_errno_at(struct zc_why *w, const char *file, int line,
 	size_t n;
 	va_list ap;
 
-	w->file = file;
-	w->line = line;
-	w->cls = ZC_CLASS_NONE;
 	va_start(ap, fmt);
-	vsnprintf(w->msg, sizeof(w->msg), fmt, ap);
+	why_fill(w, file, line, fmt, ap);
 	va_end(ap);
 	n = strlen(w->msg);
 	snprintf(w->msg + n, sizeof(w->msg) - n, ": %s", strerror(err));

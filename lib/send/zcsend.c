@@ -17,11 +17,6 @@
 
 #define CLOSE_TIMEOUT	2.0
 
-void *zc_sender_buf(struct zc_sender *s, unsigned int slot)
-{
-	return slot < s->cfg.depth ? zc_slot_buf(s, slot) : NULL;
-}
-
 const struct zc_send_stats *zc_sender_stats(const struct zc_sender *s)
 {
 	return &s->st;
@@ -41,7 +36,12 @@ int zc_sender_step(void *arg, uint64_t *bytes, uint64_t *pkts)
 	return zc_sender_sys_step(s, bytes, pkts);
 }
 
-long zc_sender_send(struct zc_sender *s, uint64_t n, double timeout)
+/*
+ * Issue exactly n sends with depth in flight, bounded by timeout seconds.
+ * Returns the number of sends completed (failed ones included), or
+ * -ETIMEDOUT/-EPROTO/-errno of the ring. Does not wait for notifications.
+ */
+static long sender_send(struct zc_sender *s, uint64_t n, double timeout)
 {
 	if (s->have_ring)
 		return zc_sender_uring_send(s, n, timeout);
@@ -70,7 +70,7 @@ int zc_sender_verdict(struct zc_sender *s, double timeout)
 		return ret;
 	copied0 = s->st.copied;
 	zc0 = s->st.zerocopy;
-	n = zc_sender_send(s, 1, timeout);
+	n = sender_send(s, 1, timeout);
 	if (n < 0)
 		return n;
 	if (n != 1)

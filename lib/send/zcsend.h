@@ -32,8 +32,6 @@ struct zc_sender *zc_sender_open(const struct zc_sender_cfg *cfg, int *err);
 /* Waits (at most 2 s) for buffers still in the kernel, then frees all. */
 void zc_sender_close(struct zc_sender *s);
 
-/* A slot's buffer (size bytes), e.g. to write a pattern before sending. */
-void *zc_sender_buf(struct zc_sender *s, unsigned int slot);
 const struct zc_send_stats *zc_sender_stats(const struct zc_sender *s);
 /* How the ring was set up, for "# config:" lines ("defer_taskrun", ...). */
 const char *zc_sender_ring_desc(const struct zc_sender *s);
@@ -45,13 +43,6 @@ const char *zc_sender_ring_desc(const struct zc_sender *s);
  * contract breach.
  */
 int zc_sender_step(void *sender, uint64_t *bytes, uint64_t *pkts);
-
-/*
- * Issue exactly n sends with depth in flight, bounded by timeout seconds.
- * Returns the number of sends completed (failed ones included), or
- * -ETIMEDOUT/-EPROTO/-errno of the ring. Does not wait for notifications.
- */
-long zc_sender_send(struct zc_sender *s, uint64_t n, double timeout);
 
 /*
  * Wait until the kernel gave every buffer back (timeout seconds), then keep

@@ -187,22 +187,48 @@ def pool(runs, path):
 	return out
 
 
+def run_dirs(path):
+	"""The runs a pool directory holds: results directories, vmtest -o
+	directories and vmtest kernel folders, or symbolic links to any of
+	them (followed: a pool is often links to runs kept elsewhere)."""
+	return sorted(os.path.join(path, d) for d in os.listdir(path)
+		      if is_run_dir(os.path.join(path, d)))
+
+
+def is_run_dir(path):
+	return is_vmtest_dir(path) or is_vmtest_column(path) or \
+		is_results_dir(path)
+
+
+def load_run(path):
+	"""One run of a pool, annotated (its clock kept apart)."""
+	if is_vmtest_dir(path):
+		return annotate(load_vmtest(path))
+	if is_vmtest_column(path):
+		return annotate(load_column(path, path))
+	return annotate(load_dir(path))
+
+
 def load_pool(path):
-	subs = sorted(os.path.join(path, d) for d in os.listdir(path)
-		      if is_results_dir(os.path.join(path, d)) or
-		      is_vmtest_dir(os.path.join(path, d)))
+	subs = run_dirs(path)
 	if not subs:
 		raise zr.InputError("%s: no results in it (results.json, "
 				    "<test>.log, run.tap or run directories)"
 				    % path)
-	return pool([annotate(load_vmtest(d) if is_vmtest_dir(d)
-			      else load_dir(d)) for d in subs], path)
+	return pool([load_run(d) for d in subs], path)
 
 
 def is_vmtest_dir(path):
 	"""A tools/vmtest -o directory: its columns file names the kernels."""
 	return os.path.isfile(os.path.join(path, "columns")) and \
 		os.path.isfile(os.path.join(path, "skipped.json"))
+
+
+def is_vmtest_column(path):
+	"""One kernel's folder of a vmtest -o directory (its console.log
+	would make it look like a results directory of one odd test)."""
+	return os.path.isfile(os.path.join(path, "column.json")) and \
+		os.path.isdir(os.path.join(path, "results"))
 
 
 def load_vmtest(path):
@@ -222,7 +248,12 @@ def load_vmtest(path):
 							  ", ".join(cols),
 							  os.path.join(path,
 								       cols[0])))
-	res = os.path.join(path, cols[0], "results")
+	return load_column(path, os.path.join(path, cols[0]))
+
+
+def load_column(path, col):
+	"""One kernel's runs (col/results/suite and each NIC pair's)."""
+	res = os.path.join(col, "results")
 	run = None
 	subs = sorted(os.listdir(res))
 	for sub in ["suite"] + [x for x in subs if x != "suite"]:
@@ -338,6 +369,8 @@ def load_one(path):
 	if os.path.isdir(path):
 		if is_vmtest_dir(path):
 			return load_vmtest(path)
+		if is_vmtest_column(path):
+			return load_column(path, path)
 		if is_results_dir(path):
 			return load_dir(path)
 		return load_pool(path)
