@@ -81,6 +81,35 @@ has_lines()
 	fi
 }
 
+# exits_saying NAME RC LINE CMD...: ok when CMD exits RC and prints LINE
+# (a whole line, stdout or stderr); else its output.
+exits_saying()
+{
+	local name=$1 want=$2 line=$3 o got
+
+	shift 3
+	o=$("$@" 2>&1)
+	got=$?
+	if [ "$got" = "$want" ] && grep -qxF -- "$line" <<<"$o"; then
+		ok "$name # exit $got"
+	else
+		not_ok "$name # exit $got" "wanted: exit $want and the line: $line" "got:" "$o"
+	fi
+}
+
+# recorded_boots NAME: zc-peer-bench's checks from the two guest boots
+# recorded in check/fixtures/NAME: sets BENCH, FIX, B1, B2 and a scratch
+# folder $tmp removed on exit.
+recorded_boots()
+{
+	BENCH=$TOP/tools/zc-peer-bench
+	FIX=$CHECK_DIR/fixtures/$1
+	B1=$FIX/boot1.out
+	B2=$FIX/boot2.out
+	tmp=$(mktemp -d "/tmp/zc-check-$1.XXXXXX")
+	trap 'rm -rf "$tmp"' EXIT
+}
+
 BPFTOOL=$(command -v bpftool || echo /usr/sbin/bpftool)
 
 # Everything a test could leave behind in the root namespace or the

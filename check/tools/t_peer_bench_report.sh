@@ -12,13 +12,7 @@
 
 . "$(dirname "$0")/../lib.sh"
 
-FIX=$CHECK_DIR/fixtures/peer_bench
-BENCH=$TOP/tools/zc-peer-bench
-B1=$FIX/boot1.out
-B2=$FIX/boot2.out
-
-tmp=$(mktemp -d /tmp/zc-check-peer-bench.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+recorded_boots peer_bench
 
 out=$("$BENCH" --from-guest "$B1" --from-guest "$B2" 2>&1)
 rc=$?

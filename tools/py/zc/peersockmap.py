@@ -11,7 +11,7 @@ import re
 import shlex
 import statistics
 
-from .peerxsk import NUM, run
+from .peerxsk import NUM, interleave, run
 
 # mode -> (suite case, peer, rcvbuf set, label). Both sides move 128 KiB
 # a call (bench_sockmap's FILE_SIZE: its producer's sendfile and its
@@ -121,10 +121,7 @@ def pair(args, mode, rnd):
 			      args.duration * args.repeat + WARMUP + 60)
 		return parse_peer(args, mode, rc, out)
 
-	if rnd % 2 == 0:
-		return suite(), peer()
-	p = peer()
-	return suite(), p
+	return interleave(rnd, suite, peer)
 
 
 def guest_cmds(args, mode):

@@ -177,6 +177,12 @@ def pair(args, mode, rnd):
 			      args.duration * args.repeat * 4 + 60)
 		return parse_peer(args, mode, rc, out)
 
+	return interleave(rnd, suite, peer)
+
+
+def interleave(rnd, suite, peer):
+	"""(suite(), peer()), the suite first on even rounds: neither side
+	always inherits the other's warm caches or leftover work."""
 	if rnd % 2 == 0:
 		return suite(), peer()
 	p = peer()
