@@ -135,3 +135,32 @@ bool zc_xsk_account_pair(struct zc_xsk_run *r, enum zc_xsk_path path,
 		       ULL(p.refused));
 	return zc_xsk_pair_lost(&p, t->b.ifname, t->a.ifname, why);
 }
+
+/*
+ * Seen under TCG: a virtio-net transmit queue that stops completing for
+ * the rest of the boot (doc/tests.md). virtio-net counts a frame
+ * transmitted when its buffer comes back, the moment the socket's
+ * completion is written: a device that counted fewer frames than the
+ * socket sent still holds them.
+ */
+bool zc_xsk_account_pair_tx(struct zc_xsk_run *r, struct zc_why *why)
+{
+	const struct zc_topo *t = &r->d->topo;
+	const struct zc_link_counts *m = r->pair_mark;
+	struct zc_link_counts c[2];
+	uint64_t tx;
+
+	zc_why_clear(why);
+	if (!r->pair_marked || r->tx_done >= r->tx_sub || zc_xsk_pair_counts(t, c))
+		return false;
+	tx = c[0].tx_packets - m[0].tx_packets;
+	ktap_print_msg("pair: %s transmitted %llu (tx_dropped %llu), %s took up %llu; the socket sent %llu, %llu completed\n",
+		       t->a.ifname, ULL(tx), ULL(c[0].tx_dropped - m[0].tx_dropped),
+		       t->b.ifname, ULL(c[1].rx_packets - m[1].rx_packets),
+		       ULL(r->tx_sub), ULL(r->tx_done));
+	if (tx >= r->tx_sub)
+		return false;
+	zc_why_set(why, "device pair stopped transmitting: %s counted %llu of the socket's %llu frames transmitted, %llu never came back from its transmit queue",
+		   t->a.ifname, ULL(tx), ULL(r->tx_sub), ULL(r->tx_sub - r->tx_done));
+	return true;
+}

@@ -16,5 +16,12 @@ bool zc_xsk_run_account(struct zc_xsk_run *r, enum zc_xsk_path path);
  */
 bool zc_xsk_account_pair(struct zc_xsk_run *r, enum zc_xsk_path path,
 			  struct zc_why *why);
+/*
+ * On a real pair, frames the socket sent that never completed: true with
+ * the reason in why when side a's device did not count them transmitted
+ * either (its transmit queue stopped), false when it did (the socket's
+ * completions are then at fault) or when every frame completed.
+ */
+bool zc_xsk_account_pair_tx(struct zc_xsk_run *r, struct zc_why *why);
 
 #endif

@@ -393,14 +393,14 @@ int zc_xsk_run_start(struct zc_xsk_run *r, enum zc_xsk_path path, bool native,
 	const struct zc_xsk_dut *d = r->d;
 	int err;
 
+	if (d->topo.real_pair)
+		r->pair_marked = !zc_xsk_pair_counts(&d->topo, r->pair_mark);
 	if (path == ZC_XSK_TXONLY) {
 		tx_prebuild(r);
 		return 0;
 	}
 	err = zc_xsk_gen_open_rate(&r->g, &d->topo, d->frame_len, r->verify,
 				   d->cpu_tx, native, r->x.rx.consumer, r->x.fd);
-	if (!err && d->topo.real_pair)
-		r->pair_marked = !zc_xsk_pair_counts(&d->topo, r->pair_mark);
 	if (!err)
 		err = zc_xsk_gen_start(&r->g, seconds,
 				       (uint64_t)(seconds * GEN_MAX_PPS));
