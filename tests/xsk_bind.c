@@ -832,6 +832,9 @@ static void print_config(const struct xsk_ctx *ctx, const struct zc_xsk_run *r,
 		for (char *p = strstr(sock, "witness="); p && *p; p++)
 			if (*p == ' ')
 				*p = ',';
+		if (ctx->d.topo.real_pair && row->path == ZC_XSK_TXONLY)
+			snprintf(sock + strlen(sock), sizeof(sock) - strlen(sock),
+				 " tx_window=%u", ctx->d.tx_window);
 	}
 	zc_report_config(o, c->name, "frame=%uB %s xdp=%s queue=%u generator=%s cpu_tx=%d cpu_rx=%d mtu=%d verify=%s cpu=whole_process_incl_generator",
 		  ctx->d.frame_len, sock, zc_xsk_at_name(row->at), ctx->d.queue,

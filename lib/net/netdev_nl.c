@@ -240,6 +240,17 @@ int zc_netdev_queues(int ifindex, unsigned int *rx, unsigned int *tx)
 	return 0;
 }
 
+int zc_netdev_rx_ring(int ifindex, unsigned int *rx)
+{
+	struct ethtool_ringparam ring = { .cmd = ETHTOOL_GRINGPARAM };
+	int err = ethtool_ioctl(ifindex, &ring);
+
+	if (err)
+		return err;
+	*rx = ring.rx_pending;
+	return 0;
+}
+
 /* ethtool's legacy get of one on/off offload; 1, 0 or -errno. */
 static int ethtool_flag(int ifindex, __u32 cmd)
 {

@@ -44,6 +44,8 @@ int zc_netdev_bus_info(int ifindex, char *buf, size_t len);
  * (-EOPNOTSUPP when the driver does not report channels).
  */
 int zc_netdev_queues(int ifindex, unsigned int *rx, unsigned int *tx);
+/* Receive ring entries in use via ETHTOOL_GRINGPARAM; 0 or -errno. */
+int zc_netdev_rx_ring(int ifindex, unsigned int *rx);
 
 /*
  * Scatter-gather and transmit checksum offloads (ETHTOOL_GSG/GTXCSUM):

@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 
 #include "xsk/xsk_dut.h"
+#include "xsk/xsk_gen.h"
 
 #define MTU	1500
 /* virtio feature bits (include/uapi/linux/virtio_config.h, virtio_net.h) */
@@ -129,12 +130,30 @@ static int open_iface(struct zc_xsk_dut *d, const char *iface, struct zc_why *wh
 	return -ENODEV;
 }
 
+static int read_rx_ring(void *arg)
+{
+	struct zc_xsk_dut *d = arg;
+	unsigned int rx;
+
+	if (!zc_netdev_rx_ring(d->topo.b.ifindex, &rx) && rx)
+		d->tx_window = rx;
+	return 0;
+}
+
 static int open_topo(struct zc_xsk_dut *d, struct zc_why *why)
 {
 	int ret = zc_topo_setup(&d->topo, MTU, why);
 
 	if (ret)
 		return ret == -EOPNOTSUPP ? ret : -EIO;
+	/*
+	 * No more frames beyond b's count than b's driver has buffers for:
+	 * a hub or a switch drops what finds none (ZC_XSK_PAIR_WINDOW when
+	 * the driver does not say).
+	 */
+	d->tx_window = ZC_XSK_PAIR_WINDOW;
+	if (d->topo.real_pair)
+		zc_netns_run(d->topo.b.nsfd, read_rx_ring, d);
 	d->veth = true;
 	d->nsfd = d->topo.a.nsfd;
 	d->ifindex = d->topo.a.ifindex;

@@ -37,6 +37,8 @@ struct zc_xsk_dut {
 	struct zc_why refusal;	/* why, for the skip line */
 	uint32_t frame_len;	/* frames the data paths move */
 	int cpu_tx;		/* the generator's CPU, -1 unpinned */
+	/* Real pair: frames a's transmit may have beyond b's count (b's rx ring). */
+	uint32_t tx_window;
 };
 
 /*

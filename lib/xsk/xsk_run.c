@@ -160,12 +160,13 @@ static uint32_t pair_room(struct zc_xsk_run *r, uint32_t n)
 {
 	uint64_t landed = zc_xsk_cnt_get(&r->b, ZC_XSK_C_COUNT) + r->tx_busy;
 	uint64_t flight = r->tx_sub > landed ? r->tx_sub - landed : 0;
+	uint32_t win = r->d->tx_window;
 
-	if (flight >= ZC_XSK_PAIR_WINDOW) {
+	if (flight >= win) {
 		r->tx_waits++;
 		return 0;
 	}
-	return n < ZC_XSK_PAIR_WINDOW - flight ? n : ZC_XSK_PAIR_WINDOW - flight;
+	return n < win - flight ? n : win - flight;
 }
 
 /* Stamp a frame from the free list for the peer. */

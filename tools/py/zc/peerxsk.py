@@ -252,7 +252,7 @@ def zc_like(args):
 	"""What the zero-copy modes match beyond the copy modes' list."""
 	if not any(is_zc(m) for m in args.mode):
 		return []
-	return ["zero-copy modes, in place of the line above's veth pair and copy bind: zero-copy bind (-z) in native mode over the guest's virtio-net pair (iommu_platform=on) for both, each through run_tests.sh --pair; the pair's AF_PACKET generator held to 128 frames beyond what each program took out of its own rx ring (its consumer index; xdpsock's read through a duplicate of its socket) and its socket dropped there; side b promiscuous for xdpsock's tx-only (its frames go to a fixed MAC); not matched: the suite's transmit is held to 128 frames beyond side b's count (pair_room), xdpsock's is not (side b must count 99 % of its completions)"]
+	return ["zero-copy modes, in place of the line above's veth pair and copy bind: zero-copy bind (-z) in native mode over the guest's virtio-net pair (iommu_platform=on) for both, each through run_tests.sh --pair; the pair's AF_PACKET generator held to 128 frames beyond what each program took out of its own rx ring (its consumer index; xdpsock's read through a duplicate of its socket) and its socket dropped there; side b promiscuous for xdpsock's tx-only (its frames go to a fixed MAC); not matched: the suite's transmit is held to side b's rx ring (its tx_window, 256 on virtio-net) beyond side b's count (pair_room), xdpsock's is not (side b must count 99 % of its completions)"]
 
 
 def like_for_like(args):
