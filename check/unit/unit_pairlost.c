@@ -3,7 +3,9 @@
  * Unit tests of zc_xsk_pair_lost() (lib/xsk/xsk_pair.c): on a real
  * device pair, frames the receiving driver never took up, or a sender
  * that refused them all, are the pair's loss, a skip; frames the driver
- * took up and XDP never saw stay the path's.
+ * took up and XDP never saw stay the path's. zc_xsk_pair_held(): frames
+ * the socket sent that its device never counted transmitted are the
+ * device's; counted and never completed, the path's.
  */
 #include "xsk/xsk_pair.h"
 #include "unit_tap.h"
@@ -43,5 +45,16 @@ int main(void)
 	lost = zc_xsk_pair_lost(&backpressure, "eth2", "eth3", &why);
 	unit_check(!lost, "some frames refused, every sent one taken up: the path's verdict",
 		   why.msg);
+
+	/* 6.18.15 in CI: 4699 sent, 4413 completed and counted by eth2 */
+	lost = zc_xsk_pair_held(4413, 4699, 4413, "eth2", &why);
+	unit_check(lost && unit_has(why.msg, "eth2 counted 4413 of the socket's 4699") &&
+		   unit_has(why.msg, "286 never came back"),
+		   "frames the device never counted: it holds them", why.msg);
+	lost = zc_xsk_pair_held(4701, 4699, 4413, "eth2", &why);
+	unit_check(!lost && !why.msg[0],
+		   "counted by the device, never completed: the path's verdict", why.msg);
+	lost = zc_xsk_pair_held(4413, 4413, 4413, "eth2", &why);
+	unit_check(!lost, "every frame completed: nothing held", why.msg);
 	return unit_done();
 }

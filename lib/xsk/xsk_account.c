@@ -158,9 +158,5 @@ bool zc_xsk_account_pair_tx(struct zc_xsk_run *r, struct zc_why *why)
 		       t->a.ifname, ULL(tx), ULL(c[0].tx_dropped - m[0].tx_dropped),
 		       t->b.ifname, ULL(c[1].rx_packets - m[1].rx_packets),
 		       ULL(r->tx_sub), ULL(r->tx_done));
-	if (tx >= r->tx_sub)
-		return false;
-	zc_why_set(why, "device pair stopped transmitting: %s counted %llu of the socket's %llu frames transmitted, %llu never came back from its transmit queue",
-		   t->a.ifname, ULL(tx), ULL(r->tx_sub), ULL(r->tx_sub - r->tx_done));
-	return true;
+	return zc_xsk_pair_held(tx, r->tx_sub, r->tx_done, t->a.ifname, why);
 }

@@ -42,3 +42,14 @@ bool zc_xsk_pair_lost(const struct zc_xsk_pair_delta *p, const char *tx_dev,
 		   ULL(p->rx), ULL(p->rx_dropped), ULL(p->rx_missed));
 	return true;
 }
+
+bool zc_xsk_pair_held(uint64_t dev_tx, uint64_t sent, uint64_t done,
+		      const char *dev, struct zc_why *why)
+{
+	zc_why_clear(why);
+	if (done >= sent || dev_tx >= sent)
+		return false;
+	zc_why_set(why, "device pair stopped transmitting: %s counted %llu of the socket's %llu frames transmitted, %llu never came back from its transmit queue",
+		   dev, ULL(dev_tx), ULL(sent), ULL(sent - done));
+	return true;
+}

@@ -32,5 +32,14 @@ struct zc_xsk_pair_delta {
  */
 bool zc_xsk_pair_lost(const struct zc_xsk_pair_delta *p, const char *tx_dev,
 		      const char *rx_dev, struct zc_why *why);
+/*
+ * Does side a's device still hold frames the socket sent? True, with the
+ * reason in why, when some never completed and the device counted fewer
+ * transmitted (dev_tx) than the socket sent: its transmit queue stopped,
+ * no verdict on the path. False when all completed, or when the device
+ * counted them (the socket's completions are then at fault).
+ */
+bool zc_xsk_pair_held(uint64_t dev_tx, uint64_t sent, uint64_t done,
+		      const char *dev, struct zc_why *why);
 
 #endif
