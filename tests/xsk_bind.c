@@ -72,6 +72,7 @@ struct xsk_ctx {
 	struct zc_why bpf_skip;	/* "" when XDP programs load */
 	const char *peer_exec;	/* --peer-exec CMD */
 	long peer_path;		/* --peer-path: enum zc_xsk_path */
+	bool xdpsock_rx;	/* --rx-loop xdpsock */
 	/* Real pair: the median Mpps of each passed copy case, for its zero-copy twin. */
 	double copy_mpps[ZC_XSK_PATH_N][ZC_XSK_AT_N];
 };
@@ -817,17 +818,22 @@ static void print_config(const struct xsk_ctx *ctx, const struct zc_xsk_run *r,
 			 const struct zc_xsk_seen *seen)
 {
 	const struct zc_opts *o = &ctx->o;
-	char sock[320] = "socket=none", words[64];
+	char sock[320] = "socket=none", words[64], idle[32];
 
 	/* What the rate measured: the witness's verdict next to the socket's word. */
 	if (row->path != ZC_XSK_XDPDROP) {
 		zc_xsk_wit_words(seen, path_rx(row->path), path_tx(row->path), words,
 				 sizeof(words));
+		if (r->xdpsock_rx)
+			snprintf(idle, sizeof(idle), "spin");
+		else
+			snprintf(idle, sizeof(idle), "%d_spins_then_poll_1ms",
+				 ZC_XSK_IDLE_SPIN);
 		snprintf(sock, sizeof(sock),
-			 "bind=%s+need_wakeup umem=%ux%uB rx_tx_ring=%u fill_comp_ring=%u batch=%d rx_idle=%d_spins_then_poll_1ms xdp_options=%s witness=%s",
+			 "bind=%s+need_wakeup umem=%ux%uB rx_tx_ring=%u fill_comp_ring=%u batch=%d rx_loop=%s rx_idle=%s xdp_options=%s witness=%s",
 			 bind_modes[row->mode].mode, r->x.nframes, r->x.frame_size, r->x.rx.size,
-			 r->x.fq.size, ZC_XSK_BATCH, ZC_XSK_IDLE_SPIN,
-			 r->zc ? "zerocopy" : "copy", words);
+			 r->x.fq.size, ZC_XSK_BATCH, r->xdpsock_rx ? "xdpsock" : "suite",
+			 idle, r->zc ? "zerocopy" : "copy", words);
 		/* key=value words: no spaces inside the value */
 		for (char *p = strstr(sock, "witness="); p && *p; p++)
 			if (*p == ' ')
@@ -979,6 +985,7 @@ static void case_data(const struct zc_case *c, const struct row *row,
 	const struct zc_xsk_run_cfg cfg = {
 		.at = row->at, .need_peer = true, .verify = o->verify,
 		.drop_only = row->path == ZC_XSK_XDPDROP,
+		.xdpsock_rx = ctx->xdpsock_rx,
 	};
 	struct zc_why lost = { "" };
 	struct zc_xsk_seen seen;
@@ -1037,7 +1044,8 @@ static void case_data(const struct zc_case *c, const struct row *row,
 
 /* Options, probe and setup */
 
-enum { OPT_IFACE = 256, OPT_QUEUE, OPT_MODE, OPT_PEER_EXEC, OPT_PEER_PATH };
+enum { OPT_IFACE = 256, OPT_QUEUE, OPT_MODE, OPT_PEER_EXEC, OPT_PEER_PATH,
+	OPT_RX_LOOP };
 
 static const struct zc_opt_extra extra_opts[] = {
 	{ "iface", 1, OPT_IFACE, "IFACE",
@@ -1049,6 +1057,8 @@ static const struct zc_opt_extra extra_opts[] = {
 	  "set up a rate case's pair (veth, or run_tests.sh --pair's devices) and the peer side's counter, run CMD (sh -c) in the socket's namespace with ZC_PEER_IFACE, ZC_PEER_QUEUE, ZC_PEER_FRAME, ZC_PEER_XDP set, feed it the case's generator once it attached XDP (needs --mode skb or native; on a device pair held to a window over the rx ring of CMD's AF_XDP socket, as the case over its own), print what was sent and counted, exit with CMD's status; CMD still running 20 s past the case's time (--duration, --repeat, --warmup, re-measures) is ended, a harness failure" },
 	{ "peer-path", 1, OPT_PEER_PATH, "rxdrop|txonly|l2fwd",
 	  "--peer-exec: the data path CMD runs (default rxdrop; txonly: no generator)" },
+	{ "rx-loop", 1, OPT_RX_LOOP, "suite|xdpsock",
+	  "how the rate cases receive (default suite: read each frame's sequence number for the order check, sleep in poll(2) after 256 empty polls; xdpsock: as samples/bpf's xdpsock without -p, no frame read and no sleep, the frame counts still exact)" },
 	{ NULL }
 };
 
@@ -1103,6 +1113,11 @@ static int parse_opt(int val, const char *arg, void *opaque, struct zc_why *why)
 		return 0;
 	case OPT_PEER_PATH:
 		return parse_peer_path(ctx, arg, why);
+	case OPT_RX_LOOP:
+		if (strcmp(arg, "suite") && strcmp(arg, "xdpsock"))
+			return zc_why_set(why, "--rx-loop wants suite or xdpsock, got '%s'", arg);
+		ctx->xdpsock_rx = !strcmp(arg, "xdpsock");
+		return 0;
 	}
 	return zc_why_set(why, "unhandled option");
 }
@@ -1130,6 +1145,8 @@ static int check_opts(void *opaque, struct zc_why *why)
 		return zc_why_set(why, "--peer-exec wants --mode skb or native and the test's own pair (veth or run_tests.sh --pair; no --iface)");
 	if (!ctx->peer_exec && ctx->peer_path)
 		return zc_why_set(why, "--peer-path goes with --peer-exec");
+	if (ctx->xdpsock_rx && ctx->o.verify)
+		return zc_why_set(why, "--verify reads every frame, --rx-loop xdpsock reads none");
 	return 0;
 }
 

@@ -10,7 +10,8 @@
 # 20 s past the case's time (SIGTERM to its process group), a harness
 # failure, exit 1 (~23 s); where xdpsock is built already
 # (tools/zc-peer-build xdpsock; the check never downloads) one short
-# round of native rx-drop gives a table row (~20 s), and xdpsock under
+# round of native rx-drop gives a table row (~20 s), one with the suite on
+# xdpsock's receive loop (--rx-loop xdpsock) another, and xdpsock under
 # run_tests.sh --pair on a veth pair made here (a device pair to the
 # suite: the generator is AF_PACKET held to a window) has its AF_XDP
 # socket found and its rx ring's producer read for the window (~10 s).
@@ -27,7 +28,8 @@ for a in "--test xsk_bind --icount --cpu 1" "--test xsk_bind --icount --cpu-rx 1
 	 "--test xsk_bind --icount --boots 0" \
 	 "--test xsk_bind -m send_zc" "--test xsk_bind -s 59" "--test xsk_bind -s 1515" \
 	 "--test xsk_bind --zerocopy" "--test xsk_bind -m rxdrop_zc_native" \
-	 "--test sendzc_notif --zerocopy --icount"; do
+	 "--test sendzc_notif --zerocopy --icount" "--test sockmap_splice --rx-loop xdpsock" \
+	 "--test xsk_bind --rx-loop nosuch"; do
 	# shellcheck disable=SC2086
 	out=$("$BENCH" $a 2>&1)
 	expect "peer_bench.xsk_usage '$a'" test "$?" = 128 -a "$(wc -l <<<"$out")" = 1
@@ -36,7 +38,8 @@ done
 [ -x "$BIN" ] || { skip "peer_exec.xsk" "xsk_bind not built in $BUILD_DIR"; t_done; }
 for a in "--peer-exec true" "--peer-exec true --mode all" \
 	 "--peer-exec /nonexistent --mode skb" "--peer-exec true --mode skb --iface lo" \
-	 "--peer-path txonly" "--peer-exec true --mode skb --peer-path nosuch"; do
+	 "--peer-path txonly" "--peer-exec true --mode skb --peer-path nosuch" \
+	 "--rx-loop nosuch" "--rx-loop xdpsock --verify"; do
 	# shellcheck disable=SC2086
 	out=$("$BIN" $a 2>&1)
 	expect "peer_exec.xsk_usage '$a'" test "$?" = 128 -a "$(wc -l <<<"$out")" = 1
@@ -110,4 +113,14 @@ rc=$?
 sed 's/^/# /' <<<"$out"
 expect "peer_bench.xsk_run" test "$rc" = 0 -a -n "$(grep -E \
 	'^\| rxdrop copy native \| samples/bpf xdpsock \(5\.10\) \| .* \| [0-9.]+ \| - \| [0-9.]+-[0-9.]+ \|$' <<<"$out")"
+# xdpsock's receive loop on the suite's side: its config line must say
+# so (the bench checks rx_loop=), and the report no longer lists the
+# loop as a difference.
+out=$("$BENCH" -b "$BUILD_DIR" --test xsk_bind -m rxdrop_skb -r 1 -d 1 --lock '' --rx-loop xdpsock 2>&1)
+rc=$?
+sed 's/^/# /' <<<"$out"
+expect "peer_bench.xsk_rx_loop_xdpsock" test "$rc" = 0 -a -n "$(grep -E \
+	'^\| rxdrop copy skb \| samples/bpf xdpsock \(5\.10\) \| ' <<<"$out")" -a \
+	-n "$(grep -F 'the receive loop is matched (the suite'"'"'s --rx-loop xdpsock' <<<"$out")" -a \
+	-z "$(grep -F 'idle (the suite' <<<"$out")"
 t_done

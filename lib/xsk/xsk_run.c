@@ -32,6 +32,8 @@ static void rx_check(struct zc_xsk_run *r, const void *data, uint32_t len)
 	uint64_t seq;
 	bool ok;
 
+	if (r->xdpsock_rx)
+		return;
 	if (zc_xsk_frame_check(data, len, r->verify, &seq, &w)) {
 		ok = false;
 	} else {
@@ -75,6 +77,8 @@ static void rx_wake(struct zc_xsk_run *r)
 	 * poll(2) transmits too in copy mode, and would hide a drop from
 	 * tx_kick()'s count: sleep only with nothing in flight.
 	 */
+	if (r->xdpsock_rx)
+		return;
 	if (++r->idle_polls >= ZC_XSK_IDLE_SPIN && r->tx_sub == r->tx_done) {
 		r->idle_polls = 0;
 		zc_poll_one(r->x.fd, POLLIN, 0.001);
@@ -283,6 +287,7 @@ int zc_xsk_run_open(struct zc_xsk_run *r, struct zc_xsk_dut *d,
 	r->a.link = r->b.link = -1;
 	zc_xsk_gen_init(&r->g);
 	r->verify = verify;
+	r->xdpsock_rx = cfg->xdpsock_rx;
 	err = zc_xsk_prog_load(&r->a, verify);
 	if (err) {
 		zc_why_set(&r->why, "load XDP programs: %s", strerror(-err));

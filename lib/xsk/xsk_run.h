@@ -36,6 +36,7 @@ struct zc_xsk_run {
 	struct zc_xsk_prog a, b;	/* on the device, on its peer */
 	struct zc_xsk_gen g;
 	bool zc, wakeup, verify, have_seq;
+	bool xdpsock_rx;	/* cfg's: no frame read, no sleep */
 	unsigned int idle_polls;
 	uint64_t tx_seq, rx, tx_sub, tx_done, tx_busy, bad, last_seq, tx_waits;
 	int err;
@@ -52,6 +53,12 @@ struct zc_xsk_run_cfg {
 	bool need_peer;		/* the counter on the peer too */
 	bool verify;		/* every frame's bytes checked */
 	bool drop_only;		/* the counter alone: no redirect, no socket */
+	/*
+	 * Receive as samples/bpf's xdpsock does (--rx-loop xdpsock): never
+	 * read a received frame (no order check; the counts stay exact) and
+	 * never sleep on an empty rx ring.
+	 */
+	bool xdpsock_rx;
 };
 
 /*

@@ -66,8 +66,15 @@ def common(args, mode):
 		str(args.duration), "--repeat", str(args.repeat)]
 
 
+def rx_loop(args):
+	"""The suite's receive loop (xsk_bind --rx-loop); recorded boots
+	from before the option have none and ran the suite's."""
+	return getattr(args, "rx_loop", None) or "suite"
+
+
 def suite_cmd(args, mode, xsk):
-	return [xsk, "-t", ALL_MODES[mode][0]] + common(args, mode)
+	loop = ["--rx-loop", "xdpsock"] if rx_loop(args) == "xdpsock" else []
+	return [xsk, "-t", ALL_MODES[mode][0]] + common(args, mode) + loop
 
 
 def xdpsock_cmd(args, mode, xdpsock):
@@ -104,6 +111,9 @@ def parse_suite(args, mode, rc, out):
 		"verify": "no"}
 	unlike = ["%s=%s, not %s" % (k, kv.get(k), v)
 		  for k, v in want.items() if kv.get(k) != v]
+	if kv.get("rx_loop", "suite") != rx_loop(args):
+		unlike.append("rx_loop=%s, not %s" % (kv.get("rx_loop", "suite"),
+						      rx_loop(args)))
 	if not re.match(r"\d+x%dB$" % UMEM_FRAME, kv.get("umem", "")):
 		unlike.append("umem=%s, not N x %d B" % (kv.get("umem"),
 							 UMEM_FRAME))
@@ -255,15 +265,23 @@ def zc_like(args):
 	return ["zero-copy modes, in place of the line above's veth pair and copy bind: zero-copy bind (-z) in native mode over the guest's virtio-net pair (iommu_platform=on) for both, each through run_tests.sh --pair; the pair's AF_PACKET generator held to 128 frames beyond what each program took out of its own rx ring (its consumer index; xdpsock's read through a duplicate of its socket) and its socket dropped there; side b promiscuous for xdpsock's tx-only (its frames go to a fixed MAC); not matched: the suite's transmit is held to side b's rx ring (its tx_window, 256 on virtio-net) beyond side b's count (pair_room), xdpsock's is not (side b must count 99 % of its completions)"]
 
 
+def loop_unlike(args, kv):
+	"""The receive loop's part of the "not matched" line."""
+	if rx_loop(args) == "xdpsock":
+		return "; the receive loop is matched (the suite's --rx-loop xdpsock: it reads no received frame, so no order check, and never sleeps on an empty rx ring); the suite stamps a sequence number into each frame it sends, xdpsock sends its prebuilt frames unchanged (tx-only)"
+	return "; idle (the suite %s; xdpsock spins without -p); per frame the suite reads each received frame's sequence number (order check) and stamps one into each frame it sends, xdpsock never touches a received frame (rx-drop) and sends its prebuilt frames unchanged (tx-only)" % \
+		kv.get("rx_idle", "?")
+
+
 def like_for_like(args):
 	kv = next(iter(args.settings.values()), {})
 	return ["like for like (the suite's config lines checked): xsk_bind's veth pair and generator for both (xsk_bind --peer-exec), copy bind (-c) with need_wakeup, queue 0, %d B frames (-s %d: xdpsock leaves out the FCS it counts), %d B UMEM chunks (-f), batch %d (-b), XDP mode skb (-S) or native (-N), generator on CPU %d, receiver on CPU %d (xdpsock inherits xsk_bind's pinning), %d s a side (the suite after its warm-up, xdpsock's whole seconds after its first)" %
 		(args.size, args.size + FCS, UMEM_FRAME, BATCH, args.cpu,
 		 args.cpu_rx,
 		 args.duration * args.repeat),
-		"not matched: rings (the suite's umem=%s rx_tx_ring=%s fill_comp_ring=%s; xdpsock's UMEM 4096 frames, rx, tx and completion rings 2048, fill ring 4096); idle (the suite %s; xdpsock spins without -p); per frame the suite reads each received frame's sequence number (order check) and stamps one into each frame it sends, xdpsock never touches a received frame (rx-drop) and sends its prebuilt frames unchanged (tx-only); l2fwd: both swap MACs" %
+		"not matched: rings (the suite's umem=%s rx_tx_ring=%s fill_comp_ring=%s; xdpsock's UMEM 4096 frames, rx, tx and completion rings 2048, fill ring 4096)%s; l2fwd: both swap MACs" %
 		(kv.get("umem", "?"), kv.get("rx_tx_ring", "?"),
-		 kv.get("fill_comp_ring", "?"), kv.get("rx_idle", "?"))] + \
+		 kv.get("fill_comp_ring", "?"), loop_unlike(args, kv))] + \
 		zc_like(args) + \
 		["generator Mpps beside the suite / beside xdpsock, %s: median %.4f / %.4f (where the generator is the bound, a side's rate follows its own)" %
 		 (mode, statistics.median(s), statistics.median(p))
