@@ -121,6 +121,6 @@ rc=$?
 sed 's/^/# /' <<<"$out"
 expect "peer_bench.xsk_rx_loop_xdpsock" test "$rc" = 0 -a -n "$(grep -E \
 	'^\| rxdrop copy skb \| samples/bpf xdpsock \(5\.10\) \| ' <<<"$out")" -a \
-	-n "$(grep -F 'the receive loop is matched (the suite'"'"'s --rx-loop xdpsock' <<<"$out")" -a \
+	-n "$(grep -F 'xdpsock'"'"'s receive loop (the suite'"'"'s --rx-loop xdpsock' <<<"$out")" -a \
 	-z "$(grep -F 'idle (the suite' <<<"$out")"
 t_done

@@ -268,17 +268,24 @@ def zc_like(args):
 def loop_unlike(args, kv):
 	"""The receive loop's part of the "not matched" line."""
 	if rx_loop(args) == "xdpsock":
-		return "; the receive loop is matched (the suite's --rx-loop xdpsock: it reads no received frame, so no order check, and never sleeps on an empty rx ring); the suite stamps a sequence number into each frame it sends, xdpsock sends its prebuilt frames unchanged (tx-only)"
+		return "; the suite stamps a sequence number into each frame it sends, xdpsock sends its prebuilt frames unchanged (tx-only)"
 	return "; idle (the suite %s; xdpsock spins without -p); per frame the suite reads each received frame's sequence number (order check) and stamps one into each frame it sends, xdpsock never touches a received frame (rx-drop) and sends its prebuilt frames unchanged (tx-only)" % \
 		kv.get("rx_idle", "?")
 
 
+def loop_like(args):
+	"""The like-for-like line's receive loop, when the suite ran xdpsock's."""
+	if rx_loop(args) != "xdpsock":
+		return ""
+	return ", xdpsock's receive loop (the suite's --rx-loop xdpsock: no received frame read, so no order check; no sleep on an empty rx ring)"
+
+
 def like_for_like(args):
 	kv = next(iter(args.settings.values()), {})
-	return ["like for like (the suite's config lines checked): xsk_bind's veth pair and generator for both (xsk_bind --peer-exec), copy bind (-c) with need_wakeup, queue 0, %d B frames (-s %d: xdpsock leaves out the FCS it counts), %d B UMEM chunks (-f), batch %d (-b), XDP mode skb (-S) or native (-N), generator on CPU %d, receiver on CPU %d (xdpsock inherits xsk_bind's pinning), %d s a side (the suite after its warm-up, xdpsock's whole seconds after its first)" %
+	return ["like for like (the suite's config lines checked): xsk_bind's veth pair and generator for both (xsk_bind --peer-exec), copy bind (-c) with need_wakeup, queue 0, %d B frames (-s %d: xdpsock leaves out the FCS it counts), %d B UMEM chunks (-f), batch %d (-b), XDP mode skb (-S) or native (-N), generator on CPU %d, receiver on CPU %d (xdpsock inherits xsk_bind's pinning), %d s a side (the suite after its warm-up, xdpsock's whole seconds after its first)%s" %
 		(args.size, args.size + FCS, UMEM_FRAME, BATCH, args.cpu,
 		 args.cpu_rx,
-		 args.duration * args.repeat),
+		 args.duration * args.repeat, loop_like(args)),
 		"not matched: rings (the suite's umem=%s rx_tx_ring=%s fill_comp_ring=%s; xdpsock's UMEM 4096 frames, rx, tx and completion rings 2048, fill ring 4096)%s; l2fwd: both swap MACs" %
 		(kv.get("umem", "?"), kv.get("rx_tx_ring", "?"),
 		 kv.get("fill_comp_ring", "?"), loop_unlike(args, kv))] + \
