@@ -75,7 +75,8 @@ static void rx_wake(struct zc_xsk_run *r)
 		zc_xsk_wakeup_rx(&r->x);
 	/*
 	 * poll(2) transmits too in copy mode, and would hide a drop from
-	 * tx_kick()'s count: sleep only with nothing in flight.
+	 * tx_kick()'s count: sleep only with nothing in flight. xdpsock's
+	 * loop never sleeps.
 	 */
 	if (r->xdpsock_rx)
 		return;
