@@ -85,6 +85,23 @@ timeout 10 "$CMP" "$FIX/base.log" "$tmp/fifodir" >/dev/null 2>"$tmp/err"
 rc=$?
 expect "hostile.fifo_results_json_no_hang" [ "$rc" -ne 124 -a "$rc" -le 125 ]
 
+# an entry whose test name is a list (fuzz seed 5576 found it: the name
+# is a dict key further on; the CLI turned the TypeError into a 125, the
+# fuzz's in-process call saw the exception)
+mkdir "$tmp/listname"
+cp "$FIX/base.log" "$tmp/listname/tap_copy_fallback.log"
+cp "$FIX/run_base.tap" "$tmp/listname/run.tap"
+"$RES" "$tmp/listname" >/dev/null 2>&1
+python3 - "$tmp/listname/results.json" "$tmp/listname.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+next(iter(run["cases"].values()))["test"] = ["tap_copy"]
+json.dump(run, open(sys.argv[2], "w"))
+PY
+one_line_125 "hostile.list_test_name_one_line_125" "$CMP" "$tmp/listname/results.json" "$tmp/listname.json"
+# named as a bad entry when read, not caught later as an exception
+expect "hostile.list_test_name_is_a_bad_entry" grep -q "bad case entry" "$tmp/err"
+
 # --html FILE: a regular file or a new one, nothing else
 html_refused()
 {

@@ -55,6 +55,13 @@ def check_json_run(run):
 		   not isinstance(z.get("mode"), str) or \
 		   z.get("mode") not in zr.ZC_MODES:
 			raise zr.InputError("bad zcmode entry '%s'" % name)
+	# An entry's names key sets and dicts further on: strings or absent.
+	for group in ("cases", "metrics", "zcmode"):
+		for name, e in run[group].items():
+			if any(e.get(k) is not None and not isinstance(e[k], str)
+			       for k in ("test", "case", "name")):
+				raise zr.InputError("bad %s entry '%s'" %
+						    (group.rstrip("s"), name))
 	# an older results.json keyed a case's zcmode two ways
 	keyed = {}
 	for name, z in run["zcmode"].items():
